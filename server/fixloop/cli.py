@@ -1,0 +1,212 @@
+"""`fixloop`: fix / serve / doctor / memory / report.
+
+Exit codes of `fixloop fix`: 0 fixed (and applied, or shown with --dry-run), 1 not fixed,
+2 usage error, 3 nothing to fix (all tests pass, none collected, or only flaky ones), 4 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+
+from . import __version__
+from .config import Settings, from_pyproject, load
+from .core.model import Event, Scope, Status
+
+EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until tests pass.")
+err = Console(stderr=True, highlight=False)
+
+
+def _settings_for(workspace: Path, overrides: dict[str, Any]) -> Settings:
+    settings, problems = from_pyproject(workspace)
+    settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
+    for p in problems + more:
+        err.print(f"[yellow]config:[/] {p}")
+    return settings
+
+
+def _scope(test: Optional[str], file: Optional[str]) -> Scope:
+    if test:
+        return Scope("node", test)
+    if file:
+        return Scope("file", file)
+    return Scope()
+
+
+class _Progress:
+    """One status line on stderr: phase, candidates tried, tests passed/failed."""
+
+    def __init__(self, console: Console, quiet: bool) -> None:
+        self.console, self.quiet = console, quiet
+        self.status = None if quiet else console.status("starting")
+        self.candidates = 0
+        self.passed = self.failed = 0
+
+    def __enter__(self) -> "_Progress":
+        if self.status:
+            self.status.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.status:
+            self.status.__exit__(None, None, None)
+
+    def __call__(self, e: Event) -> None:
+        d = e.data
+        if e.kind in ("baseline", "tested"):
+            self.passed, self.failed = int(d.get("passed", 0)), int(d.get("failed", 0))
+        if e.kind == "candidate":
+            self.candidates = e.candidate or self.candidates
+        if self.quiet or self.status is None:
+            return
+        if e.kind == "baseline":
+            self.console.print(f"baseline: {self.passed} passed, {self.failed} failed ({d.get('seconds')} s)")
+        elif e.kind == "localized" and d.get("suspects"):
+            self.console.print(f"suspects: {', '.join(list(d['suspects'])[:5])}")
+        elif e.kind == "breaker":
+            self.console.print(f"[yellow]{d.get('message')}[/]")
+        elif e.kind == "tested" and d.get("status") == "plausible":
+            self.console.print(f"candidate {e.candidate} passes the whole suite")
+        self.status.update(
+            f"{e.phase or e.kind}: candidate {self.candidates}, tests {self.passed} passed / {self.failed} failed"
+        )
+
+
+@app.command()
+def fix(
+    path: Path = typer.Argument(Path("."), help="The project to fix (its root folder)."),
+    test: Optional[str] = typer.Option(None, "--test", "-t", help="Only this test node id."),
+    file: Optional[str] = typer.Option(None, "--file", "-f", help="Only the tests in this file."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Apply the fix without asking."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the fix, never apply it."),
+    as_json: bool = typer.Option(False, "--json", help="Print the outcome as one JSON object on stdout."),
+    max_iterations: Optional[int] = typer.Option(None, help="Model rounds at most."),
+    max_candidates: Optional[int] = typer.Option(None, help="Candidates evaluated at most."),
+    wall_seconds: Optional[float] = typer.Option(None, help="Wall-time limit of the run."),
+    python: Optional[str] = typer.Option(None, help="The project's Python interpreter."),
+    sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
+    offline: bool = typer.Option(False, "--offline", help="Never call a model."),
+    memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Run without the learning memory."),
+    allow_test_edits: bool = typer.Option(False, "--allow-test-edits", help="Let candidates edit test files."),
+) -> None:
+    """Run the repair loop on PATH and offer the fix."""
+    from .session import FixSession
+
+    workspace = path.expanduser()
+    if not workspace.exists():
+        err.print(f"[red]error:[/] {workspace} does not exist")
+        raise typer.Exit(EXIT_USAGE)
+    if not workspace.is_dir():
+        err.print(f"[red]error:[/] {workspace} is not a directory")
+        raise typer.Exit(EXIT_USAGE)
+    workspace = workspace.resolve()
+    if yes and dry_run:
+        err.print("[red]error:[/] --yes and --dry-run contradict each other")
+        raise typer.Exit(EXIT_USAGE)
+    overrides: dict[str, Any] = {
+        "max_iterations": max_iterations, "max_candidates": max_candidates, "wall_seconds": wall_seconds,
+        "python": python, "offline": offline or None, "allow_test_edits": allow_test_edits or None,
+    }
+    if sandbox is not None:
+        overrides["sandbox"] = {"backend": sandbox}
+    if memory is not None or no_memory:
+        overrides["memory"] = {**({"uri": memory} if memory else {}), **({"enabled": False} if no_memory else {})}
+    settings = _settings_for(workspace, overrides)
+
+    session = FixSession(workspace, settings, _scope(test, file))
+    try:
+        with _Progress(err, quiet=False) as progress:
+            outcome = session.run(progress)
+    except KeyboardInterrupt:
+        session.cancel()
+        err.print("cancelled")
+        raise typer.Exit(EXIT_NOT_FIXED)
+    summary = dict(session.summary)
+    summary["applied"] = False
+
+    if outcome.status is Status.FIXED and outcome.patch is not None:
+        if not as_json:
+            err.print(f"[green]{outcome.message}[/]")
+            Console(highlight=False).print(Syntax(summary["diff"], "diff", theme="ansi_dark", background_color="default"))
+        apply = yes or (not dry_run and not as_json and sys.stdin.isatty() and typer.confirm("Apply?", default=False))
+        if apply:
+            result = session.apply()
+            if result.ok:
+                summary["applied"] = True
+                err.print(f"applied to {', '.join(result.written)}")
+            else:
+                summary["conflicts"] = list(result.conflicts)
+                err.print("[red]not applied:[/] " + "; ".join(result.conflicts))
+                err.print(f"the fix is kept in {session.summary.get('run_dir')}/fix.diff")
+        elif not as_json:
+            err.print(f"not applied; the diff is in {summary['run_dir']}/fix.diff")
+    elif not as_json:
+        colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
+        err.print(f"[{colour}]{outcome.status.value}:[/] {outcome.message}")
+    if not as_json:
+        err.print(f"{summary['candidates_evaluated']} candidates, {summary['test_runs']} test runs, "
+                  f"{summary['wall_seconds']} s; run log: {summary['run_dir']}")
+    else:
+        sys.stdout.write(json.dumps(summary) + "\n")
+
+    if outcome.status is Status.FIXED:
+        code = EXIT_NOT_FIXED if summary.get("conflicts") else EXIT_FIXED
+    elif outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY):
+        code = EXIT_NOTHING
+    elif outcome.status is Status.ERROR:
+        code = EXIT_INTERNAL if outcome.message.startswith("internal error") else EXIT_NOT_FIXED
+    else:
+        code = EXIT_NOT_FIXED
+    raise typer.Exit(code)
+
+
+@app.command()
+def report(run_dir: Path = typer.Argument(..., help="A folder under .fixloop/runs/.")) -> None:
+    """Show a past run's summary."""
+    summary_file = run_dir / "summary.json"
+    if not summary_file.is_file():
+        err.print(f"[red]error:[/] no summary.json in {run_dir}")
+        raise typer.Exit(EXIT_USAGE)
+    sys.stdout.write(summary_file.read_text(encoding="utf-8"))
+
+
+@app.command()
+def serve(
+    stdio: bool = typer.Option(True, "--stdio", help="Speak LSP on stdin/stdout (the default)."),
+    tcp: Optional[str] = typer.Option(None, "--tcp", help="HOST:PORT, for debugging."),
+) -> None:
+    """Start the language server."""
+    from .lsp.server import main as server_main
+
+    server_main(["--tcp", tcp] if tcp else ["--stdio"])
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    sys.stdout.write(f"fixloop {__version__}\n")
+
+
+def main() -> None:
+    try:
+        app()
+    except SystemExit:
+        raise
+    except Exception as e:  # the last line of defence: a clear message and the documented code
+        err.print(f"[red]internal error:[/] {type(e).__name__}: {e}")
+        sys.exit(EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    main()
+
+

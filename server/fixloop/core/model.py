@@ -1,0 +1,235 @@
+"""The loop's vocabulary: frozen values only, no I/O."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+
+class Status(str, enum.Enum):
+    FIXED = "fixed"
+    GAVE_UP = "gave_up"
+    LIMITS = "limits"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+    NOTHING_TO_FIX = "nothing_to_fix"
+    FLAKY = "flaky"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_iterations: int = 60
+    max_candidates: int = 400
+    wall_seconds: float = 600.0
+    breaker_repeats: int = 3
+    test_timeout: float = 120.0
+    per_test_timeout: float = 30.0
+    max_tokens: int = 200_000
+    max_cost_usd: float = 2.0
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which tests the run is about: all, one file, or one node id."""
+
+    kind: str = "all"  # all | file | node
+    value: str = ""
+
+    def selection(self) -> tuple[str, ...]:
+        return () if self.kind == "all" else (self.value,)
+
+
+@dataclass(frozen=True)
+class Task:
+    workspace: Path
+    scope: Scope = Scope()
+    limits: Limits = Limits()
+    overlays: Mapping[str, str] = field(default_factory=dict)
+    allow_test_edits: bool = False
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str  # relative to the workspace when inside it
+    line: int
+    function: str
+    in_project: bool = True
+
+
+@dataclass(frozen=True)
+class TestResult:
+    nodeid: str
+    outcome: str  # passed | failed | error | skipped | xfailed | xpassed
+    duration: float = 0.0
+    exc_type: str = ""
+    message: str = ""
+    frames: tuple[Frame, ...] = ()
+    longrepr: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome in ("failed", "error")
+
+
+@dataclass(frozen=True)
+class TestReport:
+    results: tuple[TestResult, ...] = ()
+    collection_errors: tuple[str, ...] = ()
+    returncode: int = 0
+    duration: float = 0.0
+    timed_out: bool = False
+    output_tail: str = ""
+    problem: str = ""  # the run itself failed (no pytest, crash): not a test outcome
+
+    @property
+    def failed(self) -> tuple[TestResult, ...]:
+        return tuple(r for r in self.results if r.failed)
+
+    @property
+    def passed(self) -> tuple[TestResult, ...]:
+        return tuple(r for r in self.results if r.outcome in ("passed", "xfailed", "xpassed"))
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.problem
+            and not self.timed_out
+            and not self.collection_errors
+            and not self.failed
+            and bool(self.results)
+        )
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative, forward slashes
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Patch:
+    changes: tuple[FileChange, ...]
+    proposer: str = ""
+    operator: str = ""
+    summary: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(c.path for c in self.changes)
+
+    def key(self) -> tuple[tuple[str, str], ...]:
+        """Identity of the resulting sources: two patches with one key are the same candidate."""
+        return tuple(sorted((c.path, c.after) for c in self.changes))
+
+
+@dataclass(frozen=True)
+class Suspect:
+    path: str
+    line: int
+    score: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    code: str
+    message: str
+    severity: str = "warning"  # error blocks a candidate; warning is reported
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    findings: tuple[Finding, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Reflection:
+    signature: str
+    root_cause: str = ""
+    location: str = ""
+    strategy: str = ""
+    confidence: float = 0.0
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What memory knows about a similar past failure."""
+
+    signature: str
+    summary: str
+    fix_diff: str = ""
+    operator: str = ""
+    proposer: str = ""
+    similarity: float = 0.0
+    outcome: str = ""  # fixed | failed
+
+
+@dataclass(frozen=True)
+class Attempt:
+    index: int
+    patch: Patch
+    status: str  # rejected | unsafe | failed | plausible | fixed | error
+    verdict: Verdict | None = None
+    report: TestReport | None = None
+    reflection: Reflection | None = None
+    duration: float = 0.0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Usage:
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.llm_calls + other.llm_calls,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.cost_usd + other.cost_usd,
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    run_id: str
+    message: str = ""
+    patch: Patch | None = None
+    attempts: tuple[Attempt, ...] = ()
+    baseline: TestReport | None = None
+    iterations: int = 0
+    candidates_evaluated: int = 0
+    test_runs: int = 0
+    plausible: int = 0
+    usage: Usage = Usage()
+    durations: Mapping[str, float] = field(default_factory=dict)
+    flaky: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # started baseline retrieved localized candidate checked tested reflected breaker finished note
+    run_id: str
+    time: float
+    phase: str = ""
+    candidate: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)

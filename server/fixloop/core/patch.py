@@ -1,0 +1,146 @@
+"""Patches as pure functions on strings: build, render, split into hunks, apply."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from .model import FileChange, Patch
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace text[start:end] (character offsets) with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def apply_edits(source: str, edits: Iterable[TextEdit]) -> str:
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    for a, b in zip(ordered, ordered[1:]):
+        if b.start < a.end:
+            raise ValueError("overlapping edits")
+    out: list[str] = []
+    pos = 0
+    for e in ordered:
+        if not (0 <= e.start <= e.end <= len(source)):
+            raise ValueError(f"edit {e.start}:{e.end} outside a text of {len(source)} characters")
+        out.append(source[pos : e.start])
+        out.append(e.text)
+        pos = e.end
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def single_file_patch(
+    path: str, before: str, edits: Iterable[TextEdit], proposer: str, operator: str, summary: str = ""
+) -> Patch:
+    after = apply_edits(before, edits)
+    return Patch((FileChange(path, before, after),), proposer, operator, summary)
+
+
+def replace_snippet(source: str, old: str, new: str) -> str:
+    """Replace the one occurrence of `old`; anything else is an error a caller can report."""
+    if not old:
+        raise ValueError("the snippet to replace is empty")
+    count = source.count(old)
+    if count == 0:
+        raise ValueError("the snippet was not found")
+    if count > 1:
+        raise ValueError(f"the snippet occurs {count} times; include more context to make it unique")
+    return source.replace(old, new, 1)
+
+
+def unified_diff(patch: Patch, context: int = 3) -> str:
+    parts: list[str] = []
+    for c in patch.changes:
+        parts.extend(
+            difflib.unified_diff(
+                c.before.splitlines(keepends=True),
+                c.after.splitlines(keepends=True),
+                fromfile=f"a/{c.path}",
+                tofile=f"b/{c.path}",
+                n=context,
+            )
+        )
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in parts)
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One reviewable change: lines [start, end) of `before` become `new_lines`."""
+
+    path: str
+    index: int
+    start: int
+    end: int
+    old_lines: tuple[str, ...]
+    new_lines: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}#{self.index}"
+
+
+def hunks(change: FileChange) -> tuple[Hunk, ...]:
+    a = change.before.splitlines(keepends=True)
+    b = change.after.splitlines(keepends=True)
+    out: list[Hunk] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        out.append(Hunk(change.path, len(out), i1, i2, tuple(a[i1:i2]), tuple(b[j1:j2])))
+    return tuple(out)
+
+
+def apply_hunks(before: str, chosen: Sequence[Hunk]) -> str:
+    """Apply only the chosen hunks of one file (all computed against `before`)."""
+    lines = before.splitlines(keepends=True)
+    for h in sorted(chosen, key=lambda h: h.start, reverse=True):
+        if tuple(lines[h.start : h.end]) != h.old_lines:
+            raise ValueError(f"hunk {h.id} does not match the text it was made for")
+        lines[h.start : h.end] = list(h.new_lines)
+    return "".join(lines)
+
+
+def rebase_hunks(current: str, chosen: Sequence[Hunk]) -> tuple[str, tuple[Hunk, ...]]:
+    """Apply hunks to a text the user changed since: each hunk's old lines must occur exactly once.
+    Returns the new text and the hunks that conflicted (not applied)."""
+    lines = current.splitlines(keepends=True)
+    conflicts: list[Hunk] = []
+    placed: list[tuple[int, Hunk]] = []
+    for h in chosen:
+        width = len(h.old_lines)
+        if width == 0:
+            anchor = _anchor_for_insertion(h, lines)
+            if anchor is None:
+                conflicts.append(h)
+            else:
+                placed.append((anchor, h))
+            continue
+        spots = [i for i in range(len(lines) - width + 1) if tuple(lines[i : i + width]) == h.old_lines]
+        if len(spots) != 1:
+            conflicts.append(h)
+        else:
+            placed.append((spots[0], h))
+    for start, h in sorted(placed, key=lambda p: p[0], reverse=True):
+        lines[start : start + len(h.old_lines)] = list(h.new_lines)
+    return "".join(lines), tuple(conflicts)
+
+
+def _anchor_for_insertion(h: Hunk, lines: list[str]) -> int | None:
+    # A pure insertion keeps its place only when the original position is still unambiguous.
+    return h.start if h.start <= len(lines) else None
+
+
+def changed_files(patch: Patch) -> Mapping[str, str]:
+    return {c.path: c.after for c in patch.changes}
+
+
+def patch_size(patch: Patch) -> int:
+    """Changed lines, used to prefer the smallest among equally good fixes."""
+    return sum(len(h.old_lines) + len(h.new_lines) for c in patch.changes for h in hunks(c))

@@ -1,0 +1,98 @@
+"""The loop's ports: every side effect sits behind one of these small protocols."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+
+from .model import (
+    Attempt,
+    Lesson,
+    Outcome,
+    Patch,
+    Reflection,
+    Suspect,
+    TestReport,
+    Usage,
+    Verdict,
+)
+
+
+@dataclass
+class ProposalContext:
+    """What a proposer may look at. `attempts` grows while the proposer is being iterated,
+    so an adaptive proposer sees every earlier failure before it yields its next patch."""
+
+    sources: Mapping[str, str]  # relative path -> text, project Python files as the run started
+    baseline: TestReport
+    target_tests: tuple[str, ...]
+    suspects: tuple[Suspect, ...] = ()
+    lessons: tuple[Lesson, ...] = ()
+    attempts: list[Attempt] = field(default_factory=list)
+    priors: Mapping[str, float] = field(default_factory=dict)
+    workspace: Path | None = None  # the scratch copy, read-only for proposers
+    is_test_file: Callable[[str], bool] = lambda path: False
+
+
+class Proposer(Protocol):
+    name: str
+    # An adaptive proposer reads feedback (the LLM); the identical-failure breaker watches it.
+    adaptive: bool
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]: ...
+
+
+@runtime_checkable
+class Reflector(Protocol):
+    def reflect(self, attempt: Attempt, ctx: ProposalContext) -> Reflection | None: ...
+
+
+@runtime_checkable
+class Metered(Protocol):
+    """A port that spends tokens (the LLM proposer) reports what it spent so far."""
+
+    def usage(self) -> Usage: ...
+
+
+class TestRunner(Protocol):
+    def sources(self) -> Mapping[str, str]: ...
+
+    def run(
+        self,
+        patch: Patch | None,
+        select: Sequence[str] = (),
+        fail_fast: bool = False,
+    ) -> TestReport: ...
+
+
+class Localizer(Protocol):
+    def localize(
+        self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]
+    ) -> tuple[Suspect, ...]: ...
+
+
+class SafetyCheck(Protocol):
+    def check(self, patch: Patch) -> Verdict: ...
+
+
+class Memory(Protocol):
+    def recall(self, report: TestReport, sources: Mapping[str, str]) -> tuple[Lesson, ...]: ...
+
+    def priors(self, report: TestReport) -> Mapping[str, float]: ...
+
+    def record_attempt(self, run_id: str, attempt: Attempt, ctx: ProposalContext) -> None: ...
+
+    def record_outcome(self, outcome: Outcome, ctx: ProposalContext | None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Ports:
+    runner: TestRunner
+    proposers: Sequence[Proposer]
+    localizer: Localizer | None = None
+    safety: SafetyCheck | None = None
+    memory: Memory | None = None
+    is_test_file: Callable[[str], bool] = lambda path: False
+    cancelled: Callable[[], bool] = lambda: False
+    now: Callable[[], float] = lambda: 0.0

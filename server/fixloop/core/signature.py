@@ -1,0 +1,38 @@
+"""Failure signatures: the same bug failing the same way gives the same string."""
+
+from __future__ import annotations
+
+import re
+
+from .model import TestReport, TestResult
+
+_QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_message(message: str) -> str:
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    text = _HEX.sub("<addr>", first)
+    text = _QUOTED.sub("<str>", text)
+    text = _NUMBER.sub("<num>", text)
+    return _SPACE.sub(" ", text)[:200]
+
+
+def result_signature(result: TestResult) -> str:
+    frame = next((f for f in reversed(result.frames) if f.in_project), None)
+    where = f"{frame.path}:{frame.function}" if frame else "?"
+    return f"{result.exc_type or result.outcome}: {normalize_message(result.message)} @ {where}"
+
+
+def report_signature(report: TestReport, targets: tuple[str, ...] = ()) -> str:
+    """Signature of a whole run: the sorted signatures of its failing tests (targets first)."""
+    if report.problem:
+        return f"problem: {normalize_message(report.problem)}"
+    if report.timed_out:
+        return "timeout"
+    if report.collection_errors:
+        return "collection: " + normalize_message(report.collection_errors[0])
+    failing = [r for r in report.failed if not targets or r.nodeid in targets] or list(report.failed)
+    return " | ".join(sorted({f"{r.nodeid} {result_signature(r)}" for r in failing})) or "ok"

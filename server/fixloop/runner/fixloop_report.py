@@ -1,0 +1,116 @@
+"""pytest plugin loaded inside the sandbox (`-p fixloop_report`): one JSON line per test event.
+
+It runs under the project's interpreter, so it uses only the standard library and pytest.
+Lines are flushed as they happen so a run killed mid-test still tells what it saw.
+"""
+
+import faulthandler
+import json
+import os
+import sys
+
+import pytest
+
+_out = None
+_timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)
+_root = os.getcwd()
+_max_message = 4000
+
+
+def _write(obj):
+    if _out is not None:
+        _out.write(json.dumps(obj) + "\n")
+        _out.flush()
+
+
+def _in_project(path):
+    path = os.path.abspath(path)
+    if not path.startswith(_root + os.sep):
+        return False
+    parts = path[len(_root) + 1 :].split(os.sep)
+    return not any(p in ("site-packages", ".venv", "venv", ".fixloop_runtime") for p in parts)
+
+
+def _frames(excinfo):
+    frames = []
+    try:
+        for entry in excinfo.traceback:
+            path = str(entry.path)
+            rel = os.path.relpath(path, _root) if path.startswith(_root + os.sep) else path
+            frames.append([rel.replace(os.sep, "/"), entry.lineno + 1, entry.name, _in_project(path)])
+    except Exception:  # a broken traceback must not break the report
+        pass
+    return frames[-30:]
+
+
+def pytest_configure(config):
+    global _out
+    target = os.environ.get("FIXLOOP_REPORT")
+    if target:
+        # O_EXCL: never follow or reuse a file planted by code under test.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        _out = os.fdopen(fd, "w", encoding="utf-8")
+
+
+def pytest_unconfigure(config):
+    if _out is not None:
+        _write({"event": "end"})
+        _out.close()
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _write({"event": "collect_error", "nodeid": report.nodeid, "longrepr": str(report.longrepr)[-_max_message:]})
+
+
+def pytest_collection_finish(session):
+    _write({"event": "collected", "count": len(session.items)})
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _write({"event": "start", "nodeid": nodeid})
+    if _timeout > 0:
+        # Kill the whole run from inside: the launcher notices the missing "finish" line.
+        faulthandler.dump_traceback_later(_timeout, exit=True, file=sys.stderr)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _timeout > 0:
+        faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if call.excinfo is not None and rep.failed:
+        rep._fixloop = {
+            "exc_type": call.excinfo.type.__name__,
+            "message": str(call.excinfo.value)[:_max_message],
+            "frames": _frames(call.excinfo),
+        }
+
+
+def pytest_runtest_logreport(report):
+    info = getattr(report, "_fixloop", {})
+    if report.when == "call" or (report.when == "setup" and not report.passed) or (
+        report.when == "teardown" and report.failed
+    ):
+        outcome = report.outcome
+        if hasattr(report, "wasxfail"):
+            outcome = "xfailed" if report.skipped else "xpassed"
+        elif report.when != "call" and report.failed:
+            outcome = "error"
+        _write(
+            {
+                "event": "result",
+                "nodeid": report.nodeid,
+                "when": report.when,
+                "outcome": outcome,
+                "duration": report.duration,
+                "exc_type": info.get("exc_type", ""),
+                "message": info.get("message", ""),
+                "frames": info.get("frames", []),
+                "longrepr": str(report.longrepr)[-_max_message:] if report.failed else "",
+            }
+        )

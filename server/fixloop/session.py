@@ -1,0 +1,75 @@
+"""One fix run, shared by the CLI and the language server: wire, loop, log, clean up."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .config import Settings
+from .core.loop import drive, run
+from .core.model import Event, Outcome, Scope, Status
+from .runlog import RunLog, new_run_id
+from .wiring import make_ports, make_runner, make_task
+from .workspace_io import ApplyResult, apply_patch
+
+
+class FixSession:
+    def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
+                 overlays: Mapping[str, str] | None = None) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.task = make_task(workspace, settings, scope, overlays)
+        self.run_id = new_run_id()
+        self._cancel = threading.Event()
+        self.runner = None
+        self.outcome: Outcome | None = None
+        self.summary: dict[str, Any] = {}
+        self.originals: dict[str, bytes] = {}
+        self.encodings: dict[str, str] = {}
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        if self.runner is not None:
+            self.runner.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
+        log = RunLog(self.workspace, self.run_id)
+
+        def handle(event: Event) -> None:
+            log.event(event)
+            on_event(event)
+
+        try:
+            self.runner = make_runner(self.task, self.settings)
+            self.originals = dict(self.runner.scratch.disk)
+            self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
+            ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
+            if self._cancel.is_set():
+                outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
+            else:
+                outcome = drive(run(self.task, ports, self.run_id), handle)
+        except Exception as e:  # a program failure still ends the run cleanly, with a summary
+            outcome = Outcome(Status.ERROR, self.run_id, f"internal error: {type(e).__name__}: {e}")
+            handle(Event("finished", self.run_id, time.monotonic(), "done", None,
+                         {"status": "error", "message": outcome.message}))
+        finally:
+            if self.runner is not None:
+                self.runner.close()
+        if self._cancel.is_set() and outcome.status is not Status.FIXED:
+            outcome = Outcome(Status.CANCELLED, outcome.run_id, "cancelled", None, outcome.attempts, outcome.baseline,
+                              outcome.iterations, outcome.candidates_evaluated, outcome.test_runs, outcome.plausible,
+                              outcome.usage, outcome.durations)
+        self.outcome = outcome
+        self.summary = log.finish(outcome)
+        return outcome
+
+    def apply(self) -> ApplyResult:
+        if self.outcome is None or self.outcome.patch is None:
+            return ApplyResult((), ("there is no fix to apply",))
+        return apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
