@@ -1,0 +1,185 @@
+--- Buffer-local user commands, created when the fixloop server attaches to a buffer.
+local config = require('fixloop.config')
+local state = require('fixloop.state')
+
+local M = {}
+
+--- The fixloop client serving `bufnr`, or nil with a message.
+---@param bufnr integer
+---@return vim.lsp.Client|nil
+function M.client_for(bufnr)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = config.NAME })[1]
+  if not client then
+    state.notify('the language server is not attached to this buffer (:checkhealth fixloop)', vim.log.levels.WARN)
+  end
+  return client
+end
+
+--- Run one of the server's commands (docs/protocol.md "Commands").
+---@param client vim.lsp.Client
+---@param command string
+---@param arg table
+---@param bufnr integer|nil
+---@param on_result? fun(result: any)
+function M.execute(client, command, arg, bufnr, on_result)
+  client:request('workspace/executeCommand', { command = command, arguments = { arg } }, function(err, result)
+    if err then
+      state.notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    if on_result then
+      on_result(result)
+    end
+  end, bufnr)
+end
+
+---@param bufnr integer
+---@param arg table
+local function start_run(bufnr, arg)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  arg.uri = vim.uri_from_bufnr(bufnr)
+  if vim.bo[bufnr].modified then
+    state.notify('the buffer has unsaved changes; the run sees the file as it is on disk', vim.log.levels.WARN)
+  end
+  M.execute(client, 'fixloop.fix', arg, bufnr, function(result)
+    if type(result) ~= 'table' then
+      return
+    end
+    state.client(client.id).running = result.run_id
+    state.notify(('run %s %s'):format(result.run_id or '?', result.queued and 'queued' or 'started'))
+  end)
+end
+
+---@param bufnr integer
+---@param scope? string 'workspace' | 'file'
+function M.fix(bufnr, scope)
+  scope = scope or 'workspace'
+  if scope ~= 'workspace' and scope ~= 'file' then
+    state.notify(("unknown scope %q: use 'workspace' or 'file'"):format(scope), vim.log.levels.ERROR)
+    return
+  end
+  start_run(bufnr, { scope = scope })
+end
+
+--- Fix until the test at the cursor passes (the server finds the test at this position).
+---@param bufnr integer
+function M.fix_test(bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  local params = vim.lsp.util.make_position_params(win ~= -1 and win or 0, client.offset_encoding)
+  start_run(bufnr, { scope = 'position', position = params.position })
+end
+
+---@param bufnr integer
+function M.cancel(bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  local run_id = state.client(client.id).running
+  M.execute(client, 'fixloop.cancel', run_id and { run_id = run_id } or vim.empty_dict(), bufnr, function(result)
+    local done = type(result) == 'table' and result.cancelled
+    state.notify(done and 'cancelling the run' or 'no run to cancel')
+  end)
+end
+
+---@param bufnr integer
+---@param run_id? string
+function M.review(bufnr, run_id)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  require('fixloop.review').show(client, run_id ~= '' and run_id or nil)
+end
+
+--- A scratch buffer with what the plugin saw: server log messages, progress, run results, and the
+--- server's stderr lines from the LSP log.
+function M.show_log()
+  local lines = vim.deepcopy(state.log)
+  local ok, text = pcall(vim.fn.readfile, vim.lsp.log.get_filename())
+  if ok then
+    local stderr = {}
+    for _, line in ipairs(text) do
+      if line:find('"stderr"', 1, true) then
+        table.insert(stderr, line)
+      end
+    end
+    if #stderr > 0 then
+      table.insert(lines, '')
+      table.insert(lines, ('-- server stderr (last %d lines of %s) --'):format(math.min(#stderr, 50), vim.lsp.log.get_filename()))
+      vim.list_extend(lines, stderr, math.max(1, #stderr - 49))
+    end
+  end
+  if #lines == 0 then
+    lines = { 'fixloop: nothing logged yet' }
+  end
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, 'fixloop://log')
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'close the fixloop log' })
+end
+
+--- Create the commands in `bufnr` for `client` (the LspAttach handler in plugin/fixloop.lua calls this).
+---@param client vim.lsp.Client
+---@param bufnr integer
+function M.attach(client, bufnr)
+  if client.name ~= config.NAME or state.client(client.id).incompatible then
+    return
+  end
+  local function create(name, fn, opts)
+    vim.api.nvim_buf_create_user_command(bufnr, name, fn, opts)
+  end
+  create('FixloopFix', function(a)
+    M.fix(bufnr, a.args ~= '' and a.args or nil)
+  end, {
+    nargs = '?',
+    complete = function()
+      return { 'workspace', 'file' }
+    end,
+    desc = 'fixloop: fix until the tests pass (workspace, or file: the tests in this file)',
+  })
+  create('FixloopFixTest', function()
+    M.fix_test(bufnr)
+  end, { desc = 'fixloop: fix until the test at the cursor passes' })
+  create('FixloopCancel', function()
+    M.cancel(bufnr)
+  end, { desc = 'fixloop: cancel the running fix' })
+  create('FixloopReview', function(a)
+    M.review(bufnr, a.args)
+  end, { nargs = '?', desc = 'fixloop: review the proposed fix hunk by hunk' })
+  create('FixloopLog', function()
+    M.show_log()
+  end, { desc = 'fixloop: show what the server reported' })
+end
+
+--- Remember progress messages (for status() and :FixloopLog); the LspProgress autocmd calls this.
+---@param client_id integer
+---@param value table the $/progress value
+function M.on_progress(client_id, value)
+  if type(value) ~= 'table' then
+    return
+  end
+  local s = state.client(client_id)
+  if value.kind == 'end' then
+    s.progress = nil
+  else
+    s.progress = value.message or value.title
+  end
+  if value.message then
+    state.append('progress: ' .. value.message)
+  end
+end
+
+return M

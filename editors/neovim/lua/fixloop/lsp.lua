@@ -1,0 +1,171 @@
+--- The client side of the protocol: start command, root, version handshake, exit messages, handlers.
+--- lsp/fixloop.lua points its function fields here so that the config file stays a plain table.
+local config = require('fixloop.config')
+local state = require('fixloop.state')
+
+local M = {}
+
+local warned_missing = false
+
+--- `cmd` as a function so a missing executable gets a message instead of Neovim's silent log entry.
+---@param dispatchers vim.lsp.rpc.Dispatchers
+---@return vim.lsp.rpc.PublicClient
+function M.start(dispatchers)
+  local cmd = config.server_cmd()
+  return vim.lsp.rpc.start(cmd, dispatchers)
+end
+
+--- Why the server cannot be started, or nil when it can.
+---@return string|nil
+function M.missing_reason()
+  local cmd = config.server_cmd()
+  if vim.fn.executable(cmd[1]) == 1 then
+    return nil
+  end
+  local opts = config.get()
+  if opts.cmd then
+    return ('the server command %q is not executable (option `cmd`)'):format(cmd[1])
+  end
+  if opts.python then
+    return ('the Python interpreter %q is not executable (option `python`)'):format(cmd[1])
+  end
+  return 'neither `fixloop-server` nor `python3` is on PATH'
+end
+
+---@param bufnr integer
+---@param on_dir fun(root_dir?: string)
+function M.root_dir(bufnr, on_dir)
+  local why = M.missing_reason()
+  if why then
+    if not warned_missing then
+      warned_missing = true
+      state.notify(
+        ('cannot start the language server: %s. Install fixloop (`pip install fixloop`) and set '
+          .. "`python` in require('fixloop').setup{} to the interpreter that has it; :checkhealth fixloop"):format(why),
+        vim.log.levels.ERROR
+      )
+    end
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = vim.fs.root(bufnr, config.get().root_markers)
+  on_dir(root or (name ~= '' and vim.fs.dirname(name) or vim.fn.getcwd()))
+end
+
+--- Reset the one-time "missing" message (setup() calls this after the options change).
+function M.reset_warnings()
+  warned_missing = false
+end
+
+--- The version handshake: refuse a server that does not speak our protocol.
+---@param client vim.lsp.Client
+---@param result lsp.InitializeResult
+function M.on_init(client, result)
+  local s = state.client(client.id)
+  s.initialized = true
+  local caps = result and result.capabilities or {}
+  local fl = type(caps.experimental) == 'table' and caps.experimental.fixloop or nil
+  local protocol = type(fl) == 'table' and fl.protocol or nil
+  local version = client.server_info and client.server_info.version or '?'
+  if protocol == config.PROTOCOL then
+    state.append(('server %s started (protocol %d)'):format(version, protocol))
+    return
+  end
+  if protocol == nil then
+    s.incompatible = ('the server (%s %s) does not announce the fixloop protocol; is it the fixloop server?'):format(
+      client.server_info and client.server_info.name or '?',
+      version
+    )
+  else
+    s.incompatible = ('the server (fixloop %s) speaks protocol %s, this plugin speaks %d: update the one that is older'):format(
+      version,
+      vim.inspect(protocol),
+      config.PROTOCOL
+    )
+  end
+  state.notify('incompatible language server: ' .. s.incompatible, vim.log.levels.ERROR)
+  for bufnr in pairs(client.attached_buffers) do
+    vim.lsp.buf_detach_client(bufnr, client.id)
+  end
+  client:stop()
+end
+
+---@param code integer
+---@param signal integer
+---@param client_id integer
+function M.on_exit(code, signal, client_id)
+  local s = state.client(client_id)
+  local crashed = code ~= 0 or (signal ~= 0 and signal ~= 15)
+  vim.schedule(function()
+    if s.incompatible or not crashed then
+      return
+    end
+    if not s.initialized then
+      state.notify(
+        ('the language server exited before it started (exit code %d). Is fixloop installed for %s? '
+          .. 'See :FixloopLog and :checkhealth fixloop'):format(code, config.server_cmd()[1]),
+        vim.log.levels.ERROR
+      )
+    else
+      local run = s.running and (' during run ' .. s.running) or ''
+      state.notify(
+        ('the language server crashed%s (exit code %d, signal %d); see :FixloopLog. Reopen the file or run '
+          .. ':lsp restart fixloop to start it again'):format(run, code, signal),
+        vim.log.levels.ERROR
+      )
+    end
+    s.running = nil
+  end)
+end
+
+--- `fixloop/runFinished`: remember the summary, say what happened, open the review when there is a fix.
+---@param result table run summary
+---@param ctx lsp.HandlerContext
+function M.on_run_finished(_, result, ctx)
+  if type(result) ~= 'table' then
+    return
+  end
+  local s = state.client(ctx.client_id)
+  s.running = nil
+  s.progress = nil
+  s.last = result
+  local pending = 0
+  for _, h in ipairs(result.hunks or {}) do
+    if h.state == 'pending' then
+      pending = pending + 1
+    end
+  end
+  local msg = ('run %s: %s'):format(result.status or '?', result.message or '')
+  if result.status == 'fixed' then
+    msg = msg .. (' (%d hunk%s to review: :FixloopReview)'):format(pending, pending == 1 and '' or 's')
+  end
+  local ok = result.status == 'fixed' or result.status == 'nothing_to_fix'
+  state.notify(msg, ok and vim.log.levels.INFO or vim.log.levels.WARN)
+  if result.status == 'fixed' and pending > 0 and config.get().open_review_on_fix then
+    vim.schedule(function()
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      if client then
+        require('fixloop.review').open(client, result)
+      end
+    end)
+  end
+end
+
+--- Keep the server's log messages for :FixloopLog, then show them the default way.
+function M.on_log_message(err, result, ctx)
+  if type(result) == 'table' and result.message then
+    state.append('server: ' .. result.message)
+  end
+  return vim.lsp.handlers['window/logMessage'](err, result, ctx)
+end
+
+M.handlers = {
+  ['fixloop/runFinished'] = function(...)
+    return M.on_run_finished(...)
+  end,
+  ['window/logMessage'] = function(...)
+    return M.on_log_message(...)
+  end,
+}
+
+return M
