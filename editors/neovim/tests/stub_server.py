@@ -14,10 +14,11 @@ import asyncio
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Generator
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 ARGS = argparse.ArgumentParser()
@@ -30,31 +31,24 @@ if opts.exit_at_start:
     sys.stderr.write("ModuleNotFoundError: No module named 'fixloop' (stub)\n")
     sys.exit(2)
 
-server = LanguageServer("fixloop", "0.0.0-stub")
+
+class HandshakeProtocol(LanguageServerProtocol):
+    @lsp_method(t.INITIALIZE)
+    def lsp_initialize(self, params: t.InitializeParams) -> Generator[Any, Any, t.InitializeResult]:
+        if params.root_uri:
+            root.append(Path(to_fs_path(params.root_uri) or "."))
+        result = yield from super().lsp_initialize(params)
+        if opts.protocol:
+            result.capabilities.experimental = {"fixloop": {"protocol": opts.protocol}}
+        return result
+
+
+root: list[Path] = []
+server = LanguageServer("fixloop", "0.0.0-stub", protocol_cls=HandshakeProtocol)
 runs: dict[str, dict[str, Any]] = {}
 order: list[str] = []
-root: list[Path] = []
 
 REWRITES = {"    if (\n": "    if not ((\n", "    ):\n": "    )):\n"}
-
-
-@server.feature(t.INITIALIZE)
-def initialize(ls: LanguageServer, params: t.InitializeParams) -> None:
-    if params.root_uri:
-        root.append(Path(to_fs_path(params.root_uri) or "."))
-
-
-_orig = server.protocol.lsp_initialize
-
-
-def _initialize_with_handshake(params: t.InitializeParams) -> t.InitializeResult:
-    result = _orig(params)
-    if opts.protocol:
-        result.capabilities.experimental = {"fixloop": {"protocol": opts.protocol}}
-    return result
-
-
-server.protocol.lsp_initialize = _initialize_with_handshake  # type: ignore[method-assign]
 
 
 def _hunks(path: Path) -> list[dict[str, Any]]:

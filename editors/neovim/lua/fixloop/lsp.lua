@@ -84,10 +84,13 @@ function M.on_init(client, result)
     )
   end
   state.notify('incompatible language server: ' .. s.incompatible, vim.log.levels.ERROR)
-  for bufnr in pairs(client.attached_buffers) do
-    vim.lsp.buf_detach_client(bufnr, client.id)
-  end
-  client:stop()
+  -- Not from inside on_init: Neovim attaches the buffers right after it returns.
+  vim.schedule(function()
+    for bufnr in pairs(client.attached_buffers) do
+      vim.lsp.buf_detach_client(bufnr, client.id)
+    end
+    client:stop()
+  end)
 end
 
 ---@param code integer
@@ -103,7 +106,8 @@ function M.on_exit(code, signal, client_id)
     if not s.initialized then
       state.notify(
         ('the language server exited before it started (exit code %d). Is fixloop installed for %s? '
-          .. 'See :FixloopLog and :checkhealth fixloop'):format(code, config.server_cmd()[1]),
+          .. ':checkhealth fixloop tells; the server output is in %s'):format(code, config.server_cmd()[1],
+          vim.lsp.log.get_filename()),
         vim.log.levels.ERROR
       )
     else

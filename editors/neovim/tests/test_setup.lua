@@ -1,0 +1,76 @@
+-- Options: nothing runs at require time; setup() validates and passes options to the LSP config.
+local H = dofile(vim.fn.fnamemodify(arg[0], ':p:h') .. '/helpers.lua')
+
+H.test('require does nothing by itself', function()
+  local before_cmds = vim.tbl_count(vim.api.nvim_get_commands({}))
+  local fixloop = require('fixloop')
+  H.eq('function', type(fixloop.setup), 'setup')
+  H.eq(before_cmds, vim.tbl_count(vim.api.nvim_get_commands({})), 'global commands')
+  H.eq(0, #vim.api.nvim_get_autocmds({ event = 'LspAttach' }), 'LspAttach autocmds')
+  H.eq(false, vim.lsp.is_enabled('fixloop'), 'enabled')
+  H.eq(nil, package.loaded['fixloop.review'], 'review module loaded')
+end)
+
+H.test('lsp/fixloop.lua is a vim.lsp.Config with the protocol init_options', function()
+  local cfg = vim.lsp.config.fixloop
+  H.truthy(cfg, 'vim.lsp.config.fixloop')
+  H.eq({ 'python' }, cfg.filetypes, 'filetypes')
+  H.truthy(vim.tbl_contains(cfg.root_markers, 'pyproject.toml'), 'pyproject.toml is a root marker')
+  H.eq('function', type(cfg.cmd), 'cmd')
+  H.eq('client', cfg.init_options.review, 'review mode')
+  H.eq('function', type(cfg.handlers['fixloop/runFinished']), 'runFinished handler')
+end)
+
+H.test('setup() passes settings, python and enable', function()
+  require('fixloop').setup({
+    python = '/opt/py/bin/python',
+    settings = { max_iterations = 7, sandbox = { backend = 'bwrap' }, llm = { model = 'claude-x' } },
+    review = { layout = 'split', keys = { accept = 'y' } },
+  })
+  local cfg = vim.lsp.config.fixloop
+  H.eq({ review = 'client', settings = { max_iterations = 7, sandbox = { backend = 'bwrap' }, llm = { model = 'claude-x' } } },
+    cfg.init_options, 'init_options')
+  H.eq(7, cfg.settings.fixloop.max_iterations, 'settings.fixloop for workspace/configuration')
+  H.eq({ '/opt/py/bin/python', '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
+  local o = require('fixloop.config').get()
+  H.eq('y', o.review.keys.accept, 'changed key')
+  H.eq('r', o.review.keys.reject, 'default key kept')
+  H.eq(true, vim.lsp.is_enabled('fixloop'), 'enabled by setup()')
+  H.eq(1, #vim.api.nvim_get_autocmds({ group = 'fixloop', event = 'LspAttach' }), 'one LspAttach autocmd')
+  require('fixloop').setup({ enable = false, cmd = { 'my-server', '--stdio' } })
+  H.eq(1, #vim.api.nvim_get_autocmds({ group = 'fixloop', event = 'LspAttach' }), 'still one after a second setup()')
+  H.eq({ 'my-server', '--stdio' }, require('fixloop.config').server_cmd(), 'cmd wins')
+end)
+
+H.test('setup() names a bad option', function()
+  local cases = {
+    { { pyhton = 'x' }, 'unknown option "pyhton"' },
+    { { settings = 3 }, 'settings' },
+    { { review = { layout = 'float' } }, 'review.layout' },
+    { { notify = 1 }, 'notify' },
+  }
+  for _, case in ipairs(cases) do
+    local ok, err = pcall(require('fixloop').setup, case[1])
+    H.eq(false, ok, vim.inspect(case[1]) .. ' accepted')
+    H.contains(err, case[2], 'error for ' .. vim.inspect(case[1]))
+  end
+end)
+
+H.test('the plugin file loads once, and the commands appear only in attached buffers', function()
+  vim.g.loaded_fixloop = nil
+  vim.cmd('runtime! plugin/fixloop.lua')
+  H.eq(true, vim.g.loaded_fixloop, 'loaded')
+  require('fixloop').setup({ cmd = H.stub_cmd() })
+  local root = H.project()
+  vim.cmd.edit(root .. '/README-not-python.txt')
+  H.eq(nil, vim.api.nvim_buf_get_commands(0, {}).FixloopFix, 'no commands in a text buffer')
+  H.open_attached(root .. '/inventory/pricing.py')
+  local cmds = vim.api.nvim_buf_get_commands(0, {})
+  for _, name in ipairs({ 'FixloopFix', 'FixloopFixTest', 'FixloopCancel', 'FixloopReview', 'FixloopLog' }) do
+    H.truthy(cmds[name], name)
+  end
+  H.eq(nil, vim.api.nvim_get_commands({}).FixloopFix, 'no global command')
+  H.eq('fixloop: idle', require('fixloop').status(), 'status')
+end)
+
+H.run()
