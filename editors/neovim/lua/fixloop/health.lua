@@ -42,6 +42,37 @@ local function last_line(s)
   return lines[#lines] or ''
 end
 
+--- The server section; returns the interpreter that imports fixloop, or nil.
+---@return string|nil
+local function check_server()
+  local h = vim.health
+  h.start('fixloop: language server')
+  local cmd = config.server_cmd()
+  h.info('command: ' .. table.concat(cmd, ' '))
+  local why = require('fixloop.lsp').missing_reason()
+  if why then
+    h.error(why, { 'install fixloop: `python3 -m pip install fixloop` (or `bash scripts/setup.sh` in a checkout)',
+      "point the plugin at it: require('fixloop').setup({ python = '/path/to/venv/bin/python' })" })
+    return nil
+  end
+  h.ok('executable: ' .. vim.fn.exepath(cmd[1]))
+  local python = python_of(cmd)
+  if not python then
+    h.warn('cannot tell which Python runs ' .. cmd[1] .. '; skipping the import check')
+    return nil
+  end
+  local probe = run({ python, '-c',
+    'import sys, fixloop; import fixloop.lsp.server; print(fixloop.__version__); print(sys.version.split()[0])' })
+  if probe.code ~= 0 then
+    h.error(('%s cannot import the server: %s'):format(python, last_line(probe.stderr)),
+      { ('`%s -m pip install fixloop`, or set `python` to an interpreter that has it'):format(python) })
+    return nil
+  end
+  local out = vim.split(vim.trim(probe.stdout), '\n')
+  h.ok(('fixloop %s imports (Python %s at %s)'):format(out[1] or '?', out[2] or '?', python))
+  return python
+end
+
 function M.check()
   local h = vim.health
   local opts = config.get()
@@ -53,38 +84,19 @@ function M.check()
   else
     h.error('Neovim 0.11 or newer is needed (vim.lsp.config / vim.lsp.enable)')
   end
-  h.info('enabled: ' .. tostring(vim.lsp.is_enabled and vim.lsp.is_enabled('fixloop') or '?'))
+  if vim.lsp.is_enabled then
+    h.info(vim.lsp.is_enabled('fixloop') and "vim.lsp.enable('fixloop') is on" or "not enabled: call vim.lsp.enable('fixloop') or require('fixloop').setup()")
+  end
 
-  h.start('fixloop: language server')
-  local cmd = config.server_cmd()
-  h.info('command: ' .. table.concat(cmd, ' '))
-  local why = require('fixloop.lsp').missing_reason()
-  if why then
-    h.error(why, { 'install fixloop: `python3 -m pip install fixloop` (or `bash scripts/setup.sh` in a checkout)',
-      "point the plugin at it: require('fixloop').setup({ python = '/path/to/venv/bin/python' })" })
-    return
-  end
-  h.ok('executable: ' .. vim.fn.exepath(cmd[1]))
-  local python = python_of(cmd)
-  if not python then
-    h.warn('cannot tell which Python runs ' .. cmd[1] .. '; skipping the import check')
-    return
-  end
-  local probe = run({ python, '-c',
-    'import sys, fixloop; import fixloop.lsp.server; print(fixloop.__version__); print(sys.version.split()[0])' })
-  if probe.code ~= 0 then
-    h.error(('%s cannot import the server: %s'):format(python, last_line(probe.stderr)),
-      { ('`%s -m pip install fixloop`, or set `python` to an interpreter that has it'):format(python) })
-    return
-  end
-  local out = vim.split(vim.trim(probe.stdout), '\n')
-  h.ok(('fixloop %s imports (Python %s at %s)'):format(out[1] or '?', out[2] or '?', python))
+  local python = check_server()
 
   h.start('fixloop: sandbox')
   local backend = (opts.settings.sandbox or {}).backend or 'auto'
   h.info('sandbox.backend: ' .. backend)
-  local doctor = run({ python, '-m', 'fixloop', 'doctor' })
-  if doctor.code == 0 then
+  local doctor = python and run({ python, '-m', 'fixloop', 'doctor' })
+  if not doctor then
+    h.warn('not checked: the server does not start')
+  elseif doctor.code == 0 then
     for _, line in ipairs(vim.split(vim.trim(doctor.stdout), '\n')) do
       if line ~= '' then
         h.info(line)
