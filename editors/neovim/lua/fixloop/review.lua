@@ -75,7 +75,7 @@ function M.render(summary)
   local lines = {
     ('# fixloop run %s: %s'):format(summary.run_id or '?', summary.status or '?'),
     '# ' .. (summary.message or ''),
-    ('# %s accept  %s reject  %s accept all  %s reject all  %s/%s next/prev  %s go to  %s close'):format(
+    ('# %s accept  %s reject  %s/%s all  %s %s move  %s go to  %s close'):format(
       keys.accept, keys.reject, keys.accept_all, keys.reject_all, keys.next, keys.prev, keys.open, keys.close),
   }
   local ranges = {}
@@ -199,7 +199,17 @@ function M.decide(buf, verb, ids)
         state.notify(('hunk %s not applied: %s'):format(c.id, c.message or 'conflict'), vim.log.levels.WARN)
       end
     end
-    refresh(buf, summarize_done)
+    refresh(buf, function(v)
+      summarize_done(v)
+      -- Move on to the first hunk still pending.
+      local win = vim.fn.bufwinid(buf)
+      for _, r in ipairs(win ~= -1 and v.ranges or {}) do
+        if r.hunk.state == 'pending' then
+          vim.api.nvim_win_set_cursor(win, { r.first, 0 })
+          break
+        end
+      end
+    end)
   end)
 end
 
