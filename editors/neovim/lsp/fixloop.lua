@@ -15,7 +15,8 @@ return {
   end,
   -- review = 'client': the server never edits files by itself; :FixloopReview reports each decision.
   init_options = config.init_options(opts),
-  settings = { fixloop = vim.deepcopy(opts.settings) },
+  -- workspace/configuration section `fixloop` has the initializationOptions shape (docs/protocol.md).
+  settings = { fixloop = config.init_options(opts) },
   on_init = function(client, result)
     require('fixloop.lsp').on_init(client, result)
   end,

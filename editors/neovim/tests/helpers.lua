@@ -114,6 +114,14 @@ end
 --- Stop every LSP client and wait for them to exit.
 function H.stop_clients()
   for _, c in ipairs(vim.lsp.get_clients()) do
+    c:stop()
+  end
+  if vim.wait(3000, function()
+    return #vim.lsp.get_clients() == 0
+  end, 20) then
+    return
+  end
+  for _, c in ipairs(vim.lsp.get_clients()) do
     c:stop(true)
   end
   vim.wait(5000, function()

@@ -30,7 +30,7 @@ H.test('setup() passes settings, python and enable', function()
   local cfg = vim.lsp.config.fixloop
   H.eq({ review = 'client', settings = { max_iterations = 7, sandbox = { backend = 'bwrap' }, llm = { model = 'claude-x' } } },
     cfg.init_options, 'init_options')
-  H.eq(7, cfg.settings.fixloop.max_iterations, 'settings.fixloop for workspace/configuration')
+  H.eq(cfg.init_options, cfg.settings.fixloop, 'workspace/configuration section fixloop')
   H.eq({ '/opt/py/bin/python', '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
   local o = require('fixloop.config').get()
   H.eq('y', o.review.keys.accept, 'changed key')

@@ -39,7 +39,7 @@ function M.setup(opts)
     filetypes = o.filetypes,
     root_markers = o.root_markers,
     init_options = config.init_options(o),
-    settings = { fixloop = vim.deepcopy(o.settings) },
+    settings = { fixloop = config.init_options(o) },
   })
   M.autocmds()
   if o.enable then

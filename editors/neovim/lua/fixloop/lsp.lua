@@ -98,7 +98,10 @@ end
 ---@param client_id integer
 function M.on_exit(code, signal, client_id)
   local s = state.client(client_id)
-  local crashed = code ~= 0 or (signal ~= 0 and signal ~= 15)
+  local client = vim.lsp.get_client_by_id(client_id)
+  -- A client stopped on purpose (:lsp stop, quitting, our own refusal) did not crash, whatever its exit code.
+  local stopping = client ~= nil and client._is_stopping == true
+  local crashed = not stopping and (code ~= 0 or (signal ~= 0 and signal ~= 15))
   vim.schedule(function()
     if s.incompatible or not crashed then
       return
@@ -139,7 +142,7 @@ function M.on_run_finished(_, result, ctx)
       pending = pending + 1
     end
   end
-  local msg = ('run %s: %s'):format(result.status or '?', result.message or '')
+  local msg = ('run %s: %s'):format(result.status or '?', ((result.message or ''):gsub('%s*\n%s*', ' ')))
   if result.status == 'fixed' then
     msg = msg .. (' (%d hunk%s to review: :FixloopReview)'):format(pending, pending == 1 and '' or 's')
   end
