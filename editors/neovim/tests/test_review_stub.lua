@@ -8,6 +8,9 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.open_attached(pricing)
   local src = vim.api.nvim_get_current_buf()
   local before = vim.api.nvim_buf_get_lines(src, 0, -1, false)
+  local first = vim.fn.index(before, '    if (') -- 0-based lines of the two hunks
+  local second = vim.fn.index(before, '    ):')
+  H.truthy(first > 0 and second > first, 'fixture lines')
   vim.cmd('FixloopFix')
   H.wait(10000, function()
     return vim.bo.filetype == 'diff' and require('fixloop.review').view() ~= nil
@@ -16,16 +19,16 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   local view = require('fixloop.review').view(review)
   H.eq(2, #view.ranges, 'hunks shown')
   local text = table.concat(vim.api.nvim_buf_get_lines(review, 0, -1, false), '\n')
-  H.contains(text, '@@ -20,1 +20,1 @@ [pending] inventory/pricing.py#0')
+  H.contains(text, ('@@ -%d,1 +%d,1 @@ [pending] inventory/pricing.py#0'):format(first + 1, first + 1))
   H.contains(text, '-    if (\n+    if not ((')
-  H.contains(text, ' ' .. before[19 - 1], 'context line') -- the line before the hunk, from the file
+  H.contains(text, ' ' .. before[first], 'context line') -- the line before the hunk, from the file
   -- Cursor starts on the first hunk: accept it.
   H.eq(view.ranges[1].first, vim.api.nvim_win_get_cursor(0)[1], 'cursor on the first hunk')
   vim.api.nvim_feedkeys('a', 'x', false)
   H.wait(5000, function()
     return view.summary.hunks[1].state == 'accepted'
   end, 'hunk 0 accepted')
-  H.eq('    if not ((', vim.api.nvim_buf_get_lines(src, 19, 20, false)[1], 'accepted hunk in the buffer')
+  H.eq('    if not ((', vim.api.nvim_buf_get_lines(src, first, first + 1, false)[1], 'accepted hunk in the buffer')
   -- Next hunk, reject it.
   vim.api.nvim_feedkeys(']h', 'x', false)
   H.eq(view.ranges[2].first, vim.api.nvim_win_get_cursor(0)[1], 'cursor on the second hunk')
@@ -33,13 +36,13 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.wait(5000, function()
     return view.summary.hunks[2].state == 'rejected'
   end, 'hunk 1 rejected')
-  H.eq('    ):', vim.api.nvim_buf_get_lines(src, 22, 23, false)[1], 'rejected hunk not in the buffer')
+  H.eq('    ):', vim.api.nvim_buf_get_lines(src, second, second + 1, false)[1], 'rejected hunk not in the buffer')
   H.wait_message(2000, '1 accepted, 1 rejected')
   -- A decided hunk cannot be decided again.
   vim.api.nvim_feedkeys('a', 'x', false)
   H.truthy(H.find_message('already rejected'), 'refusal to re-decide')
   local after = vim.api.nvim_buf_get_lines(src, 0, -1, false)
-  before[20] = '    if not (('
+  before[first + 1] = '    if not (('
   H.eq(before, after, 'whole buffer')
 end)
 
