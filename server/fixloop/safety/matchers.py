@@ -45,7 +45,6 @@ _PATH_DERIVED = {"expanduser", "resolve", "absolute", "joinpath", "with_name", "
 class Hit:
     anchor: int  # start byte of the flagged name
     finding: Finding
-    fingerprint: str  # code and normalized source of the flagged construct: stable across line shifts
 
 
 @lru_cache(maxsize=64)
@@ -247,8 +246,7 @@ class Matcher:
             severity=severity or rule.severity, column=self._column(span.start_byte, start[1]),
             end_line=end[0] + 1, end_column=self._column(span.end_byte, end[1]),
         )
-        shape = b" ".join((span.text or b"").split())[:400].decode("utf-8", "replace")
-        return Hit(name.start_byte, finding, f"{code}|{shape}")
+        return Hit(name.start_byte, finding)
 
     def _column(self, byte: int, byte_column: int) -> int:
         return len(self.src[byte - byte_column : byte].decode("utf-8", "replace"))

@@ -133,7 +133,7 @@ def _shift(hit: Hit, delta: int, dlines: int) -> Hit:
     f = hit.finding
     moved = Finding(f.path, f.line + dlines, f.code, f.message, f.severity, f.column,
                     f.end_line + dlines if f.end_line else 0, f.end_column)
-    return Hit(hit.anchor + delta, moved, hit.fingerprint)
+    return Hit(hit.anchor + delta, moved)
 
 
 def edit_span(old: bytes, new: bytes) -> tuple[int, int, int]:
