@@ -17,6 +17,7 @@ import logging
 import os
 import tempfile
 import threading
+import warnings
 from typing import Any
 
 from ..core.model import Finding
@@ -46,7 +47,9 @@ class _QuietModuleName(logging.Filter):
 
 def _bandit() -> tuple[Any, Any]:
     global _config
-    from bandit.core import config, manager  # noqa: PLC0415 - lazy: ~0.2 s
+    with warnings.catch_warnings():  # stevedore's deprecation of an argument bandit still passes
+        warnings.filterwarnings("ignore", "The verify_requirements argument", DeprecationWarning)
+        from bandit.core import config, manager  # noqa: PLC0415 - lazy: ~0.2 s
 
     with _lock:
         if _config is None:
