@@ -15,12 +15,7 @@ from tree_sitter import Node
 
 from .catalog import BUILTIN_CALLS, CALL_KINDS
 
-_IMPORT = re.compile(rb"\bimport\b")
-_SHADOW = re.compile(
-    rb"^(?:async[ \t]+)?(?:def|class)[ \t]+(" + b"|".join(n.encode() for n in sorted(BUILTIN_CALLS)) + rb")\b"
-    rb"|^(" + b"|".join(n.encode() for n in sorted(BUILTIN_CALLS)) + rb")[ \t]*(?::[^=\n]*)?=(?!=)",
-    re.MULTILINE,
-)
+_WORD = re.compile(rb"\w")
 # Modules so rarely used as variable names that an unbound use still means the module.
 IMPLICIT_MODULES = frozenset({"os", "subprocess", "pickle", "marshal", "shutil", "tempfile", "builtins", "importlib"})
 
@@ -49,8 +44,8 @@ def collect(root: Node, src: bytes) -> Bindings:
     names: dict[str, str] = {}
     stars: list[str] = []
     seen: set[int] = set()
-    for m in _IMPORT.finditer(src):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+    for at in _keyword_offsets(src, b"import"):
+        node = root.descendant_for_byte_range(at, at + 6)
         stmt = node.parent if node is not None else None
         if stmt is None or stmt.type not in ("import_statement", "import_from_statement"):
             continue  # the word inside a string, a comment, or an identifier like `important`
@@ -61,12 +56,38 @@ def collect(root: Node, src: bytes) -> Bindings:
             _plain_import(stmt, names)
         else:
             _from_import(stmt, names, stars)
-    for m in _SHADOW.finditer(src):
-        start = m.start(1) if m.group(1) else m.start(2)
-        node = root.descendant_for_byte_range(start, start + 1)
-        if node is not None and node.type == "identifier":
-            names[_text(node)] = ""
+    for name in _module_level_names(root):
+        if name in BUILTIN_CALLS:
+            names[name] = ""  # `def eval(...)` or `open = ...` at module level: not the builtin any more
     return Bindings(names, tuple(stars))
+
+
+def _keyword_offsets(src: bytes, word: bytes) -> list[int]:
+    """Offsets of `word` standing alone (bytes.find runs in C: ~20x faster than a regex with \\b)."""
+    out: list[int] = []
+    at = src.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _WORD.match(src, at - 1)) and (end == len(src) or not _WORD.match(src, end)):
+            out.append(at)
+        at = src.find(word, end)
+    return out
+
+
+def _module_level_names(root: Node) -> list[str]:
+    out: list[str] = []
+    for child in root.children:
+        node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+        if node is None:
+            continue
+        if node.type in ("function_definition", "class_definition"):
+            out.append(_text(node.child_by_field_name("name")))
+        elif node.type == "expression_statement" and node.named_child_count == 1:
+            target = node.named_children[0]
+            left = target.child_by_field_name("left") if target.type == "assignment" else None
+            if left is not None and left.type == "identifier":
+                out.append(_text(left))
+    return out
 
 
 def _plain_import(stmt: Node, names: dict[str, str]) -> None:
@@ -97,5 +118,5 @@ def _from_import(stmt: Node, names: dict[str, str], stars: list[str]) -> None:
             names[_text(child)] = f"{base}.{_text(child)}"
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _text(node: Node | None) -> str:
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""

@@ -29,9 +29,10 @@ from .catalog import (
     YAML_SAFE_LOADERS,
 )
 
-_SECRET = re.compile(
-    rb"(?i)pass(?:word|wd|phrase)|pwd|secret|token|api_?key|access_?key|private_?key|auth_?key|credential"
-)
+# Matched against the lower-cased text (same offsets: bytes.lower() maps ASCII only); factored by
+# first letter, which makes the search about 7x faster than a case-insensitive alternation.
+_SECRET = re.compile(rb"p(?:ass(?:word|wd|phrase)|wd|rivate_?key)|secret|token|a(?:pi_?key|ccess_?key|uth_?key)"
+                     rb"|credential")
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _HARMLESS_PATHS = ("/dev/null", "/dev/stdout", "/dev/stderr")
 _HOME_VARS = {"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_CONFIG_HOME", "XDG_DATA_HOME"}
@@ -49,8 +50,22 @@ class Hit:
 
 @lru_cache(maxsize=64)
 def _anchor_pattern(extra: frozenset[str]) -> re.Pattern[bytes]:
-    names = sorted(ANCHOR_NAMES | extra, key=len, reverse=True)
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+    """`\b(?:name|name...)\b` with the names folded into a trie: re tries alternatives one by one,
+    so sharing prefixes makes the search about twice as fast."""
+    return re.compile(rb"\b(?:" + _trie(sorted(n.encode() for n in ANCHOR_NAMES | extra)) + rb")\b")
+
+
+def _trie(words: list[bytes]) -> bytes:
+    if words == [b""]:
+        return b""
+    optional = b"" in words
+    groups: dict[int, list[bytes]] = {}
+    for w in words:
+        if w:
+            groups.setdefault(w[0], []).append(w[1:])
+    alts = [re.escape(bytes([c])) + _trie(rest) for c, rest in sorted(groups.items())]
+    body = alts[0] if len(alts) == 1 and not optional else b"(?:" + b"|".join(alts) + b")"
+    return body + b"?" if optional else body
 
 
 class Matcher:
@@ -71,7 +86,7 @@ class Matcher:
                 hit = self._call(node)
                 if hit is not None:
                     hits[hit.anchor] = hit
-        for m in _SECRET.finditer(self.src, start, end):
+        for m in _SECRET.finditer(self.src.lower(), start, end):
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             if node is not None and node.start_byte not in hits:
                 hit = self._secret(node)
@@ -93,9 +108,9 @@ class Matcher:
         call = parent
         qualified = self.qualify(func)
         kind = CALL_KINDS.get(qualified) if qualified else None
-        pos, kw = _arguments(call)
         if kind is None:
-            return self._path_method(name, func, call, pos, kw)
+            return self._path_method(name, func, call)
+        pos, kw = _arguments(call)
         q = qualified
         if kind == "exec":
             if pos and _literal(pos[0]) is None:
@@ -137,13 +152,14 @@ class Matcher:
                 return self._hit("FL-S011", name, call, f"{q}() of a computed module name")
         return None
 
-    def _path_method(self, name: Node, func: Node, call: Node, pos: list[Node], kw: dict[str, Node]) -> Hit | None:
-        if func.type != "attribute":
-            return None
+    def _path_method(self, name: Node, func: Node, call: Node) -> Hit | None:
         method = _text(name)
+        if func.type != "attribute" or (method not in PATH_WRITE_METHODS and method not in PATH_DELETE_METHODS):
+            return None
         obj = func.child_by_field_name("object")
         if obj is None:
             return None
+        pos, kw = _arguments(call)
         if method in PATH_WRITE_METHODS and (method != "open" or _writes(pos[0] if pos else kw.get("mode"))):
             if self.outside(obj):
                 return self._hit("FL-S008", name, call, f".{method}() writes to {_short(obj)}, outside the project")
