@@ -106,6 +106,15 @@ def test_unparsable_and_undecodable_after_text() -> None:
     assert PatchSafety().check(patch(surrogates)).ok
 
 
+def test_repairing_a_syntax_error_does_not_blame_old_findings() -> None:
+    broken = BEFORE.replace("def between(a, b, x):", "def between(a, b, x)")  # bandit cannot parse this
+    verdict = PatchSafety().check(patch(BEFORE, before=broken))
+    assert verdict.ok, verdict.reason
+    fixed_and_worse = BEFORE.replace("    return a < x < b", "    return eval(x)")
+    verdict = PatchSafety().check(patch(fixed_and_worse, before=broken))
+    assert not verdict.ok and "pkg/util.py:9" in verdict.reason
+
+
 def test_oversized_file_is_refused() -> None:
     after = BEFORE + "# padding\n" * 100
     verdict = PatchSafety(max_chars=500).check(patch(after))

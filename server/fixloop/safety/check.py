@@ -3,13 +3,17 @@
 Each changed Python file is scanned before and after the patch with the tree-sitter rules and with
 bandit. Only findings the patch introduced count: a finding is identified by its code and the
 source it covers (whitespace-normalized), not by its line, so code that moved or a changed operator
-next to an old `os.system` call does not make the old call the candidate's fault. An introduced
-finding of severity "error" blocks the candidate; the others are reported in the verdict.
+next to an old `os.system` call does not make the old call the candidate's fault. When the file did
+not compile before (the candidate repairs a syntax error), bandit could not see the old findings, so
+only findings on lines the patch touched count. An introduced finding of severity "error" blocks the
+candidate; the others are reported in the verdict.
 `# nosec` is ignored here: a generated candidate must not be able to switch the check off.
 """
 
 from __future__ import annotations
 
+import ast
+import difflib
 import re
 from collections import Counter
 from functools import lru_cache
@@ -42,7 +46,11 @@ class PatchSafety:
                 continue
             before = _findings(change.path, change.before, self.use_bandit) \
                 if change.before and len(change.before) <= self.max_chars else ()
-            introduced.extend(new_findings(before, after, change.before, change.after))
+            added = new_findings(before, after, change.before, change.after)
+            if change.before and not _compiles(change.before):
+                touched = changed_lines(change.before, change.after)
+                added = [f for f in added if touched.intersection(range(f.line, max(f.line, f.end_line) + 1))]
+            introduced.extend(added)
         blocking = [f for f in introduced if f.severity == "error"]
         if blocking:
             shown = "; ".join(f"{f.code} at {f.path}:{f.line}: {f.message}" for f in blocking[:3])
@@ -59,6 +67,25 @@ def _findings(path: str, text: str, use_bandit: bool) -> tuple[Finding, ...]:
     if use_bandit:
         found.extend(bandit_scan.scan_text(text, path, ignore_nosec=True))
     return tuple(found)
+
+
+@lru_cache(maxsize=64)
+def _compiles(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def changed_lines(before: str, after: str) -> set[int]:
+    """1-based lines of `after` that the patch replaced or inserted (the line after a deletion)."""
+    a, b = before.split("\n"), after.split("\n")
+    out: set[int] = set()
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.update(range(j1 + 1, max(j2, j1 + 1) + 1))
+    return out
 
 
 def new_findings(before: tuple[Finding, ...] | list[Finding], after: tuple[Finding, ...] | list[Finding],
