@@ -73,4 +73,29 @@ H.test('the plugin file loads once, and the commands appear only in attached buf
   H.eq('fixloop: idle', require('fixloop').status(), 'status')
 end)
 
+H.test("vim.lsp.enable('fixloop') alone: fixloop-server from PATH", function()
+  vim.g.loaded_fixloop = nil
+  vim.cmd('runtime! plugin/fixloop.lua')
+  local bin = vim.fn.tempname()
+  vim.fn.mkdir(bin, 'p')
+  vim.fn.writefile({ '#!/bin/sh', ('exec %s %s "$@"'):format(H.python, H.stub) }, bin .. '/fixloop-server')
+  vim.fn.setfperm(bin .. '/fixloop-server', 'rwxr-xr-x')
+  vim.env.PATH = bin .. ':' .. vim.env.PATH
+  require('fixloop.config').apply({}) -- the defaults, as without setup()
+  vim.lsp.enable('fixloop')
+  local client = H.open_attached(H.project() .. '/inventory/stock.py')
+  H.eq('fixloop', client.name, 'client')
+  H.eq({ 'fixloop-server', '--stdio' }, require('fixloop.config').server_cmd(), 'default command')
+  vim.lsp.enable('fixloop', false)
+end)
+
+H.test("a cmd list given with vim.lsp.config wins and is checked", function()
+  vim.lsp.config('fixloop', { cmd = { '/nonexistent/fixloop-server' } })
+  vim.lsp.enable('fixloop')
+  vim.cmd.edit(H.project() .. '/inventory/stock.py')
+  local m = H.wait_message(5000, 'cannot start the language server')
+  H.contains(m.msg, '/nonexistent/fixloop-server')
+  vim.lsp.enable('fixloop', false)
+end)
+
 H.run()

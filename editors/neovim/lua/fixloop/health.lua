@@ -47,7 +47,7 @@ end
 local function check_server()
   local h = vim.health
   h.start('fixloop: language server')
-  local cmd = config.server_cmd()
+  local cmd = require('fixloop.lsp').effective_cmd()
   h.info('command: ' .. table.concat(cmd, ' '))
   local why = require('fixloop.lsp').missing_reason()
   if why then

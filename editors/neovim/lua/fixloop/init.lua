@@ -17,6 +17,22 @@ function M.autocmds()
       end
     end,
   })
+  -- Neovim skips a config whose cmd list is not executable with only a log entry; say it instead.
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    desc = 'fixloop: tell when the server cannot start',
+    callback = function(ev)
+      if not (vim.lsp.is_enabled and vim.lsp.is_enabled('fixloop')) then
+        return
+      end
+      local ok, cfg = pcall(function()
+        return vim.lsp.config.fixloop
+      end)
+      if ok and cfg and vim.tbl_contains(cfg.filetypes or {}, vim.bo[ev.buf].filetype) and vim.bo[ev.buf].buftype == '' then
+        require('fixloop.lsp').warn_if_missing()
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd('LspProgress', {
     group = group,
     desc = 'fixloop: remember progress for status() and :FixloopLog',

@@ -15,12 +15,28 @@ function M.start(dispatchers)
   return vim.lsp.rpc.start(cmd, dispatchers)
 end
 
+--- The command that will run: a list given with vim.lsp.config('fixloop', { cmd = ... }) wins over
+--- the plugin's options.
+---@return string[]
+function M.effective_cmd()
+  local ok, resolved = pcall(function()
+    return vim.lsp.config.fixloop
+  end)
+  if ok and resolved and type(resolved.cmd) == 'table' then
+    return resolved.cmd
+  end
+  return config.server_cmd()
+end
+
 --- Why the server cannot be started, or nil when it can.
 ---@return string|nil
 function M.missing_reason()
-  local cmd = config.server_cmd()
+  local cmd = M.effective_cmd()
   if vim.fn.executable(cmd[1]) == 1 then
     return nil
+  end
+  if not vim.deep_equal(cmd, config.server_cmd()) then
+    return ('the server command %q is not executable (vim.lsp.config cmd)'):format(cmd[1])
   end
   local opts = config.get()
   if opts.cmd then
@@ -32,19 +48,25 @@ function M.missing_reason()
   return 'neither `fixloop-server` nor `python3` is on PATH'
 end
 
+--- Say once why the server cannot start; returns true when it cannot.
+---@return boolean
+function M.warn_if_missing()
+  local why = M.missing_reason()
+  if why and not warned_missing then
+    warned_missing = true
+    state.notify(
+      ('cannot start the language server: %s. Install fixloop (`pip install fixloop`) and set '
+        .. "`python` in require('fixloop').setup{} to the interpreter that has it; :checkhealth fixloop"):format(why),
+      vim.log.levels.ERROR
+    )
+  end
+  return why ~= nil
+end
+
 ---@param bufnr integer
 ---@param on_dir fun(root_dir?: string)
 function M.root_dir(bufnr, on_dir)
-  local why = M.missing_reason()
-  if why then
-    if not warned_missing then
-      warned_missing = true
-      state.notify(
-        ('cannot start the language server: %s. Install fixloop (`pip install fixloop`) and set '
-          .. "`python` in require('fixloop').setup{} to the interpreter that has it; :checkhealth fixloop"):format(why),
-        vim.log.levels.ERROR
-      )
-    end
+  if M.warn_if_missing() then
     return
   end
   local name = vim.api.nvim_buf_get_name(bufnr)
@@ -109,7 +131,7 @@ function M.on_exit(code, signal, client_id)
     if not s.initialized then
       state.notify(
         ('the language server exited before it started (exit code %d). Is fixloop installed for %s? '
-          .. ':checkhealth fixloop tells; the server output is in %s'):format(code, config.server_cmd()[1],
+          .. ':checkhealth fixloop tells; the server output is in %s'):format(code, M.effective_cmd()[1],
           vim.lsp.log.get_filename()),
         vim.log.levels.ERROR
       )
