@@ -71,6 +71,8 @@ H.test('the plugin file loads once, and the commands appear only in attached buf
   end
   H.eq(nil, vim.api.nvim_get_commands({}).FixloopFix, 'no global command')
   H.eq('fixloop: idle', require('fixloop').status(), 'status')
+  vim.cmd('FixloopFix everything')
+  H.contains(H.wait_message(1000, 'unknown scope').msg, "use 'workspace' or 'file'")
 end)
 
 H.test("vim.lsp.enable('fixloop') alone: fixloop-server from PATH", function()
