@@ -41,6 +41,11 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   -- A decided hunk cannot be decided again.
   vim.api.nvim_feedkeys('a', 'x', false)
   H.truthy(H.find_message('already rejected'), 'refusal to re-decide')
+  -- <CR> goes to the hunk in its file.
+  vim.api.nvim_win_set_cursor(0, { view.ranges[2].first, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  H.eq(src, vim.api.nvim_get_current_buf(), '<CR> opens the source buffer')
+  H.eq(second + 1, vim.api.nvim_win_get_cursor(0)[1], '<CR> puts the cursor on the hunk')
   local after = vim.api.nvim_buf_get_lines(src, 0, -1, false)
   before[first + 1] = '    if not (('
   H.eq(before, after, 'whole buffer')

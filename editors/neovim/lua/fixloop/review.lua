@@ -249,11 +249,19 @@ end
 local function open_source(buf)
   local view = views[buf]
   local hunk = view and hunk_at(view, vim.api.nvim_win_get_cursor(0)[1])
+  local client = view and vim.lsp.get_client_by_id(view.client_id)
   if not hunk then
     return
   end
+  local path = hunk.uri and vim.uri_to_fname(hunk.uri)
+    or vim.fs.joinpath(client and client.root_dir or vim.fn.getcwd(), hunk.path)
   vim.cmd('wincmd p')
-  vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(hunk.uri)))
+  local buf = vim.fn.bufnr(path)
+  if buf ~= -1 then
+    vim.api.nvim_win_set_buf(0, buf) -- also when it has unsaved (accepted) changes
+  else
+    vim.cmd.edit(vim.fn.fnameescape(path))
+  end
   vim.api.nvim_win_set_cursor(0, { math.min((hunk.start_line or 0) + 1, vim.api.nvim_buf_line_count(0)), 0 })
 end
 
