@@ -133,6 +133,12 @@ end
 local function say(s)
   io.stdout:write(s .. '\n')
 end
+H.say = say
+
+--- Seconds since `t0` (from vim.uv.hrtime()).
+function H.since(t0)
+  return (vim.uv.hrtime() - t0) / 1e9
+end
 
 function H.run()
   local script = vim.fn.fnamemodify(arg and arg[0] or '?', ':t')

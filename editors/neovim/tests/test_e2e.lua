@@ -29,7 +29,9 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
   local pricing = root .. '/inventory/pricing.py'
   local on_disk = read(pricing)
   setup(root)
+  local t0 = vim.uv.hrtime()
   local client = H.open_attached(pricing, 30000)
+  local t_attach = H.since(t0)
   H.eq('fixloop', client.server_info.name, 'server name')
   local src = vim.api.nvim_get_current_buf()
   local kinds, reports = {}, {}
@@ -42,8 +44,10 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
       end
     end,
   })
+  t0 = vim.uv.hrtime()
   vim.cmd('FixloopFix')
   local review, view = wait_review(120000)
+  local t_run = H.since(t0)
   H.eq('begin', kinds[1], 'first progress')
   H.eq('end', kinds[#kinds], 'last progress')
   H.truthy(#reports > 0, 'progress reports')
@@ -55,6 +59,7 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
   H.eq('    )):\n', h1.new, 'second hunk')
   H.eq(on_disk, vim.api.nvim_buf_get_lines(src, 0, -1, false), 'buffer untouched before the review')
 
+  t0 = vim.uv.hrtime()
   vim.api.nvim_set_current_win(vim.fn.bufwinid(review))
   vim.api.nvim_win_set_cursor(0, { view.ranges[1].first, 0 })
   vim.api.nvim_feedkeys('a', 'x', false)
@@ -67,6 +72,8 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
     return view.summary.hunks[2].state == 'rejected'
   end, 'the server to record hunk 1 as rejected')
 
+  H.say(('       timing: server attached %.1f s, run to review %.1f s, two decisions %.1f s'):format(
+    t_attach, t_run, H.since(t0)))
   local expected = vim.deepcopy(on_disk)
   expected[h0.start_line + 1] = '    if not (('
   H.eq(expected, vim.api.nvim_buf_get_lines(src, 0, -1, false), 'buffer: the accepted hunk only')
