@@ -191,6 +191,20 @@ def serve(
 
 
 @app.command()
+def doctor(
+    path: Path = typer.Argument(Path("."), help="The project whose settings to check."),
+    sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
+) -> None:
+    """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
+    from .sandbox.doctor import render
+
+    settings = _settings_for(path.expanduser(), {"sandbox": {"backend": sandbox}} if sandbox else {})
+    text, ok = render(settings.sandbox)
+    sys.stdout.write(text)
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     sys.stdout.write(f"fixloop {__version__}\n")
