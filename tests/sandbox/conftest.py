@@ -27,13 +27,16 @@ from fixloop.sandbox.api import Policy, RunResult, SandboxLimits
 from fixloop.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
-ISOLATING = ("bwrap", "landlock")
+# FIXLOOP_ABUSE_BACKENDS=none shows the suite has teeth: against the unsandboxed backend it fails.
+ISOLATING = tuple(os.environ.get("FIXLOOP_ABUSE_BACKENDS", "bwrap,landlock").split(","))
 BAIT_ENV = {"ANTHROPIC_API_KEY": "sk-ant-bait-0000", "GITHUB_TOKEN": "bait-token", "MY_SECRET": "bait-secret",
             "DB_PASSWORD": "bait-password", "SAFE_SETTING": "visible"}
 
 
 @pytest.fixture(params=ISOLATING)
 def sandbox(request: pytest.FixtureRequest) -> Any:
+    if request.param == "none" and os.geteuid() == 0:
+        pytest.skip("the unsandboxed backend would really write /etc and /usr as root")
     backend, reason = probe(request.param)
     if backend is None:
         pytest.skip(f"{request.param} unavailable here: {reason}")

@@ -130,8 +130,12 @@ def secrets(key_path, *pids):
     for pid in list(pids) + ["1"]:
         environs[pid] = attempt(lambda pid=pid: read(f"/proc/{pid}/environ", 1 << 16))
     leaked = []
-    if os.path.isdir("/proc"):
-        for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []
+    if names:
+        for name in names:
             if name.isdigit():
                 try:
                     if b"sk-ant-bait" in open(f"/proc/{name}/environ", "rb").read():
