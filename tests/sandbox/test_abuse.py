@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import resource
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,6 @@ def test_writes_outside_the_copy_fail(sandbox: Any, world: World) -> None:
     for kind in ("project", "bashrc", "etc"):
         assert facts[kind].startswith("denied"), (kind, facts[kind])
     settled(world, before)
-    assert not (Path(os.path.expanduser("~")) / ".bashrc").read_bytes().endswith(b"pwned") \
-        if (Path(os.path.expanduser("~")) / ".bashrc").exists() else True
 
 
 def test_symlinks_do_not_reach_the_host(sandbox: Any, world: World) -> None:
@@ -159,8 +158,6 @@ def test_double_forked_daemon_is_gone_after_the_run(sandbox: Any, world: World) 
     settled(world, before)
     beats = world.ws / "heartbeat"
     size = beats.stat().st_size if beats.exists() else 0
-    import time
-
     time.sleep(0.5)
     assert (beats.stat().st_size if beats.exists() else 0) == size, "the daemon is still writing"
 
