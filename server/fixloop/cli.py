@@ -121,6 +121,8 @@ def fix(
     if memory is not None or no_memory:
         overrides["memory"] = {**({"uri": memory} if memory else {}), **({"enabled": False} if no_memory else {})}
     settings = _settings_for(workspace, overrides)
+    if settings.sandbox.backend == "none":
+        err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
     session = FixSession(workspace, settings, _scope(test, file))
     try:
