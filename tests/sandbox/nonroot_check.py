@@ -61,7 +61,7 @@ def main():
     policy = Policy(env={"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-bait-env"})
     attacks = {
         "fork_bomb": (["400"], {"processes": 40}),
-        "secrets": ([str(key), str(bait.pid), str(os.getpid())], {}),
+        "secrets": ([str(key), os.path.expanduser("~"), str(bait.pid), str(os.getpid())], {}),
         "writes": ([str(original), str(key.parent.parent / ".bashrc"), "/etc/fixloop-abuse-bait"], {}),
         "symlinks": ([str(original), str(key)], {}),
         "net": ([str(tcp.getsockname()[1]), "9", unix_path], {}),

@@ -125,7 +125,7 @@ def read(path, limit=4096):
         return f.read(limit).decode("utf-8", "replace")
 
 
-def secrets(key_path, *pids):
+def secrets(key_path, real_home, *pids):
     environs = {}
     for pid in list(pids) + ["1"]:
         environs[pid] = attempt(lambda pid=pid: read(f"/proc/{pid}/environ", 1 << 16))
@@ -142,7 +142,8 @@ def secrets(key_path, *pids):
                         leaked.append(name)
                 except OSError:
                     pass
-    say(key=attempt(lambda: read(key_path)), shadow=attempt(lambda: read("/etc/shadow")),
+    say(home_listing=attempt(lambda: "|".join(sorted(os.listdir(real_home)))),
+        key=attempt(lambda: read(key_path)), shadow=attempt(lambda: read("/etc/shadow")),
         environs=environs, leaked_environ=leaked, env_names=sorted(os.environ),
         env_bait=[k for k, v in os.environ.items() if "bait" in v])
 

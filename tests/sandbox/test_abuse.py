@@ -102,7 +102,13 @@ def test_network_is_unreachable(sandbox: Any, world: World) -> None:
 
 def test_secrets_stay_out(sandbox: Any, world: World) -> None:
     before = world.snapshot()
-    result, facts = world.run(sandbox, "secrets", str(world.key), str(world.bait.pid), str(os.getpid()))
+    real_home = Path(os.path.expanduser("~")).resolve()
+    result, facts = world.run(sandbox, "secrets", str(world.key), str(real_home), str(world.bait.pid),
+                              str(os.getpid()))
+    # The real home shows at most the path down to a read-only interpreter bound inside it.
+    needed = {p.relative_to(real_home).parts[0] for p in world.policy().read_only if real_home in p.parents}
+    listing = facts["home_listing"]
+    assert listing.startswith("denied") or set(listing[3:].split("|")) - {""} <= needed, listing
     assert facts["key"].startswith("denied"), facts["key"]
     assert facts["shadow"].startswith("denied"), facts["shadow"]
     assert all(v.startswith("denied") or "sk-ant" not in v for v in facts["environs"].values()), facts["environs"]

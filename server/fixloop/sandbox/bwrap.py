@@ -45,6 +45,13 @@ def is_root() -> bool:
     return os.geteuid() == 0
 
 
+def _too_wide(path: Path, workspace: Path) -> bool:
+    """A read-only bind that would show the host's root, a home, /tmp, /run or the parents of the copy."""
+    wide = {Path("/"), Path("/home"), Path("/root"), Path("/tmp"), Path("/run"), Path("/var"), Path("/var/run"),
+            Path.home()}
+    return path in wide or path in workspace.parents
+
+
 def _covered(path: Path, mounts: Sequence[Path]) -> bool:
     return any(path == m or m in path.parents for m in mounts)
 
@@ -91,7 +98,7 @@ def build_argv(argv: Sequence[str], workspace: Path, limits: SandboxLimits, poli
     made = {Path("/tmp"), Path("/usr"), Path("/etc"), Path(SANDBOX_HOME).parent}
     mounts = [Path(d) for d in SYSTEM_RO] + [workspace]
     for ro in sorted({Path(p) for p in policy.read_only}):
-        if _covered(ro, mounts) or not ro.is_absolute() or not ro.exists():
+        if not ro.is_absolute() or _too_wide(ro, workspace) or _covered(ro, mounts) or not ro.exists():
             continue
         args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
         mounts.append(ro)
