@@ -69,10 +69,13 @@ def test_an_orphan_holding_the_pipe_does_not_hang_the_reader(tmp_path: Path) -> 
     assert time.monotonic() - started < 4 and "parent done" in result.output and result.returncode == 0
 
 
-def test_kill_all_ends_a_running_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+def test_kill_all_ends_a_running_command(tmp_path: Path, backend: str) -> None:
     import threading
 
-    sandbox = choose(SandboxSettings())
+    if probe(backend)[0] is None:
+        pytest.skip(f"{backend} unavailable")
+    sandbox = choose(SandboxSettings(backend=backend))
     results = []
     t = threading.Thread(target=lambda: results.append(sandbox.run(
         ["sleep", "30"], tmp_path, SandboxLimits(wall_seconds=30), Policy())))
@@ -81,6 +84,8 @@ def test_kill_all_ends_a_running_command(tmp_path: Path) -> None:
     sandbox.kill_all()
     t.join(10)
     assert results and results[0].duration < 10 and results[0].returncode != 0
+    out = subprocess.run(["pgrep", "-f", "sleep 30"], capture_output=True, text=True).stdout.split()
+    assert all(Path(f"/proc/{pid}/cwd").resolve() != tmp_path.resolve() for pid in out if Path(f"/proc/{pid}").exists())
 
 
 def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:

@@ -101,9 +101,11 @@ class DockerSandbox:
     def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
         if self._client is None and (reason := self.probe()):
             raise SandboxUnavailable(reason)
-        uid = os.getuid() or 65534
-        if uid == 65534:
-            os.chown(workspace, uid, uid)
+        uid = os.getuid() or 65534  # never root inside the container
+        if os.getuid() == 0:
+            from .bwrap import chown_tree
+
+            chown_tree(workspace, uid)
         settings = container_settings(argv, workspace, limits, policy, self.image, f"{uid}:{uid}")
         started = time.monotonic()
         container = self._client.containers.run(**settings)
