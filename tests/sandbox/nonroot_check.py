@@ -1,6 +1,6 @@
-"""Run by test_nonroot.py as an unprivileged uid (`setpriv --reuid=65534 ... python3 nonroot_check.py`).
+"""Run by test_nonroot.py as an unprivileged uid (`setpriv --reuid=65534 ... python3 nonroot_check.py BACKEND`).
 
-Exercises the bwrap user-namespace recipe the way a developer runs it and prints one JSON object:
+Exercises a backend (bwrap: the user-namespace recipe) the way a developer runs it; prints one JSON object:
 {attack: {facts..., "limit_hit", "timed_out", "leftovers"}} or {"skip": reason}. Standard library
 and fixloop.sandbox only (the system python has no pytest).
 """
@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 from fixloop.sandbox.api import Policy, SandboxLimits
-from fixloop.sandbox.bwrap import BwrapSandbox
+from fixloop.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
 
@@ -34,9 +34,8 @@ def leftovers(tag):
 
 
 def main():
-    sandbox = BwrapSandbox()
-    reason = sandbox.probe()
-    if reason or sandbox.root:
+    sandbox, reason = probe(sys.argv[1])
+    if sandbox is None or os.geteuid() == 0:
         print(json.dumps({"skip": reason or "running as root"}))
         return
     tmp = Path(tempfile.mkdtemp(prefix="fixloop-nonroot-"))

@@ -17,22 +17,33 @@ SERVER = HERE.parents[1] / "server"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
-@pytest.fixture(scope="module")
-def report() -> dict[str, Any]:
+def _pyseccomp_dir() -> str:
+    try:
+        import pyseccomp
+    except ImportError:
+        return ""
+    return str(Path(pyseccomp.__file__).parent)
+
+
+@pytest.fixture(scope="module", params=["bwrap", "landlock"])
+def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     if os.geteuid() != 0:
         pytest.skip("needs root to drop to another uid; this process already runs unprivileged")
     if not (shutil.which("setpriv") and os.path.exists(SYSTEM_PYTHON)):
         pytest.skip("setpriv or the system python3 is missing")
     done = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, str(HERE / "nonroot_check.py")],
-        capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(SERVER), "PATH": "/usr/bin:/bin"},
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, str(HERE / "nonroot_check.py"),
+         request.param],
+        capture_output=True, text=True, timeout=120,
+        # pyseccomp is one pure-Python file over libseccomp: the system python can use this copy.
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(SERVER), _pyseccomp_dir()])), "PATH": "/usr/bin:/bin"},
     )
     if done.returncode != 0 and ("Permission denied" in done.stderr or "No module named" in done.stderr):
         pytest.skip(f"the checkout is not readable by uid 65534: {done.stderr.strip()[-200:]}")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     if "skip" in data:
-        pytest.skip(f"bwrap does not start for an unprivileged user here: {data['skip']}")
+        pytest.skip(f"{request.param} does not start for an unprivileged user here: {data['skip']}")
     return data
 
 
