@@ -122,3 +122,12 @@ def test_doctor_lists_backends_and_the_choice() -> None:
         assert name in out.stdout
     if probe("bwrap")[0] is not None:
         assert "a run would use: bwrap" in out.stdout and out.returncode == 0
+
+
+def test_fix_stops_with_instructions_when_no_sandbox_works(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert False\n")
+    done = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(tmp_path), "--dry-run", "--no-memory"],
+                          capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/nonexistent", "PYTHONPATH": str(REPO / "server")})
+    assert done.returncode == 1, done.stderr
+    assert "install bubblewrap" in done.stderr.lower() and "internal error" not in done.stderr

@@ -104,7 +104,7 @@ def resolve(settings: SandboxSettings) -> Any:
     raise SandboxUnavailable(
         "no isolating sandbox works here (" + "; ".join(reasons) + "). Install bubblewrap "
         "(apt-get install bubblewrap), or run tests unsandboxed by setting sandbox.backend = \"none\" "
-        "explicitly ([tool.fixloop.sandbox] in pyproject.toml, or --sandbox none).")
+        "explicitly (backend = \"none\" in the tool.fixloop.sandbox table of pyproject.toml, or --sandbox none).")
 
 
 def choose(settings: SandboxSettings) -> Sandbox:
