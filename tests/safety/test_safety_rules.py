@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from fixloop.safety.catalog import RULES, explain
+from fixloop.safety.catalog import EDITOR_CODES, RULES, explain
 from fixloop.safety.rules import scan
 
 HEADER = textwrap.dedent("""\
@@ -202,3 +202,10 @@ def test_lone_surrogate_keeps_columns() -> None:
     text = "import os\nx = '\udcff'; os.system(c)\n"
     [finding] = scan(text)
     assert text.splitlines()[1][finding.column : finding.end_column] == "os.system(c)"
+
+
+def test_editor_codes_leave_out_the_generated_code_rules() -> None:
+    text = HEADER + "eval(x)\nrequests.get(u)\nopen('/etc/x', 'w')\n"
+    assert [f.code for f in scan(text, "pkg/m.py")] == ["FL-S001", "FL-S010", "FL-S008"]
+    assert [f.code for f in scan(text, "pkg/m.py", codes=EDITOR_CODES)] == ["FL-S001"]
+    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)}

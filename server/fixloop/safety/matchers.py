@@ -203,9 +203,9 @@ class Matcher:
         if func is None:
             return False
         pos, _ = _arguments(node)
-        q = self.qualify(func) or (_text(func) if func.type == "identifier" and _text(func) in ("Path", "PurePath") else "")
-        if q in ("Path", "PurePath"):
-            q = "pathlib.Path"
+        q = self.qualify(func) or ""
+        if not q and func.type == "identifier" and _text(func) in ("Path", "PurePath"):
+            q = "pathlib.Path"  # used without an import we could see (a snippet, a star import)
         if q == "pathlib.Path.home":
             return True
         if q in _PATH_CTORS:
