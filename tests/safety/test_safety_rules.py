@@ -136,6 +136,9 @@ def test_shell_flag_variable_is_a_warning() -> None:
     ("from os import *\n", "system(cmd)\n", "FL-S002"),
     ("import os.path as osp, shutil\n", "shutil.rmtree(osp.expanduser('~/.cache'))\n", "FL-S009"),
     ("from importlib import import_module\n", "import_module(name)\n", "FL-S011"),
+    ("import subprocess\nrun = subprocess.run\n", "run(cmd, shell=True)\n", "FL-S003"),
+    ("import subprocess\nproc = subprocess\n", "proc.Popen(cmd, shell=True)\n", "FL-S003"),
+    ("import os\nshell = os.system\n", "shell(cmd)\n", "FL-S002"),
 ])
 def test_aliases_are_resolved(header: str, body: str, code: str) -> None:
     assert codes(body, header=header) == [code]
@@ -150,6 +153,7 @@ def test_alias_resolution_does_not_invent_modules() -> None:
 def test_local_definition_shadows_builtin() -> None:
     assert codes("def eval(expr):\n    return 1\n\neval(x)\n", header="") == []
     assert codes("eval = safe_eval\neval(x)\n", header="") == []
+    assert codes("import os\nrun = os.path.join\nrun(a, b)\nsystem = print\nsystem(x)\n", header="") == []
 
 
 def test_network_rule_applies_to_library_code_only() -> None:

@@ -168,14 +168,7 @@ class Matcher:
         return None
 
     def qualify(self, node: Node) -> str | None:
-        """`sp.run` -> "subprocess.run" after `import subprocess as sp`; None for anything not imported."""
-        if node.type == "identifier":
-            return self.bindings.qualify(_text(node))
-        if node.type == "attribute":
-            obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-            base = self.qualify(obj) if obj is not None else None
-            return f"{base}.{_text(attr)}" if base and attr is not None else None
-        return None
+        return self.bindings.qualify_node(node)
 
     def outside(self, node: Node, depth: int = 0) -> bool:
         """Whether an expression is, visibly, an absolute or home-directory path."""
