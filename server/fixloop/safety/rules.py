@@ -56,7 +56,10 @@ def _ordered(hits: object) -> list[Hit]:
 
 class IncrementalScanner:
     """Holds one buffer's tree and findings; `update(new_text)` re-parses incrementally and
-    re-scans only the statements around what changed. The result always equals `scan(new_text)`."""
+    re-scans only the statements around what changed. The result always equals `scan(new_text)`.
+
+    One instance per open document (on didOpen; feed it the full text after each didChange, or drop
+    it on didClose). Not thread-safe: give each instance to one worker at a time."""
 
     def __init__(self, path: str = "", codes: Collection[str] | None = None) -> None:
         self.path = path
