@@ -144,6 +144,12 @@ def test_aliases_are_resolved(header: str, body: str, code: str) -> None:
     assert codes(body, header=header) == [code]
 
 
+def test_yaml_loader_alias_is_resolved() -> None:
+    header = "import yaml\nfrom yaml import CSafeLoader as Loader, FullLoader as Safe\n"
+    assert codes("yaml.load(text, Loader=Loader)\n", header=header) == []
+    assert codes("yaml.load(text, Loader=Safe)\n", header=header) == ["FL-S005"]
+
+
 def test_alias_resolution_does_not_invent_modules() -> None:
     # `run` and `loads` from elsewhere, and an attribute named like a module, are not the dangerous ones.
     header = "from invoke import run\nfrom json import loads\n"

@@ -131,7 +131,8 @@ class Matcher:
             return self._hit("FL-S004", name, call, f"{q}() can run code embedded in the data")
         elif kind == "yaml":
             loader = kw.get("Loader") or (pos[1] if len(pos) > 1 else None)
-            if "unsafe" in q or loader is None or _last_name(loader) not in YAML_SAFE_LOADERS:
+            loader_name = ((self.qualify(loader) or _last_name(loader)).rsplit(".", 1)[-1]) if loader else ""
+            if "unsafe" in q or loader is None or loader_name not in YAML_SAFE_LOADERS:
                 return self._hit("FL-S005", name, call, f"{q}() without a safe Loader")
         elif kind == "mktemp":
             return self._hit("FL-S006", name, call, f"{q}() is open to a race on the file name")
