@@ -18,15 +18,25 @@ H.test('a working install: server imports, sandbox and key reported, key not sho
   H.contains(text, 'command: ' .. H.python .. ' -m fixloop.lsp.server --stdio')
   H.contains(text, 'imports (Python 3.')
   H.contains(text, 'fixloop: sandbox')
+  H.contains(text, 'OK a run would use: ', 'the sandbox fixloop doctor chose')
   H.contains(text, 'ANTHROPIC_API_KEY is set')
   H.eq(nil, text:find('sk-test-secret-123', 1, true), 'key value in the report')
   H.eq(nil, text:find('ERROR', 1, true), 'errors in ' .. text)
 end)
 
-H.test('no key: says what still works', function()
-  require('fixloop').setup({ python = H.python, enable = false, settings = { llm = { api_key_env = 'FIXLOOP_TEST_NO_SUCH_KEY' } } })
+H.test('no key: says what still works (also when the server is missing)', function()
+  require('fixloop').setup({ python = '/nonexistent/bin/python', enable = false,
+    settings = { llm = { api_key_env = 'FIXLOOP_TEST_NO_SUCH_KEY' } } })
   local text = health()
   H.contains(text, 'FIXLOOP_TEST_NO_SUCH_KEY is not set: the offline engine and memory still work')
+end)
+
+H.test('a sandbox backend that does not work here: warning', function()
+  require('fixloop').setup({ python = H.python, enable = false, settings = { sandbox = { backend = 'docker' } } })
+  local text = health()
+  H.contains(text, 'sandbox.backend: docker')
+  H.contains(text, 'not available: docker')
+  H.contains(text, 'WARNING `fixloop doctor` reports a problem')
 end)
 
 H.test('a missing interpreter: error with the fix', function()

@@ -33,9 +33,6 @@ local function python_of(cmd)
   end
 end
 
-local function first_line(s)
-  return vim.split(vim.trim(s or ''), '\n')[1] or ''
-end
 
 local function last_line(s)
   local lines = vim.split(vim.trim(s or ''), '\n')
@@ -93,24 +90,35 @@ function M.check()
   h.start('fixloop: sandbox')
   local backend = (opts.settings.sandbox or {}).backend or 'auto'
   h.info('sandbox.backend: ' .. backend)
-  local doctor = python and run({ python, '-m', 'fixloop', 'doctor' })
+  local doctor = python and run({ python, '-m', 'fixloop', 'doctor', '--sandbox', backend, vim.fn.getcwd() })
   if not doctor then
     h.warn('not checked: the server does not start')
-  elseif doctor.code == 0 then
-    for _, line in ipairs(vim.split(vim.trim(doctor.stdout), '\n')) do
-      if line ~= '' then
-        h.info(line)
-      end
-    end
-    h.ok('`fixloop doctor` passed')
   elseif (doctor.stderr or ''):find('No such command', 1, true) then
+    -- An older fixloop without `doctor`: say what we can see.
     if vim.fn.executable('bwrap') == 1 then
       h.ok('bubblewrap found: ' .. vim.fn.exepath('bwrap'))
     else
-      h.warn('bubblewrap (bwrap) is not installed: tests run with rlimits only', { 'apt-get install bubblewrap' })
+      h.warn('bubblewrap (bwrap) is not installed', { 'apt-get install bubblewrap' })
     end
   else
-    h.warn('`fixloop doctor` reports a problem: ' .. first_line(doctor.stdout ~= '' and doctor.stdout or doctor.stderr))
+    -- `fixloop doctor` prints "ok  name ..." / "no  name: why" per backend, then "a run would use: name".
+    local chosen, cannot
+    for _, line in ipairs(vim.split(doctor.stdout or '', '\n')) do
+      local verdict, rest = line:match('^(%a%a)%s%s(.+)$')
+      if verdict == 'ok' then
+        h.info('works: ' .. rest)
+      elseif verdict == 'no' then
+        h.info('not available: ' .. rest)
+      end
+      chosen = line:match('^a run would use: (.+)$') or chosen
+      cannot = line:match('^a run cannot start: (.+)$') or cannot
+    end
+    if doctor.code == 0 and chosen then
+      h.ok('a run would use: ' .. chosen .. ' (details: `fixloop doctor`)')
+    else
+      h.warn('`fixloop doctor` reports a problem: ' .. (cannot or last_line(doctor.stderr ~= '' and doctor.stderr or doctor.stdout)),
+        { 'run `fixloop doctor` for details, or choose another settings.sandbox.backend' })
+    end
   end
 
   h.start('fixloop: model')
