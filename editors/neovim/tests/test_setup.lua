@@ -100,4 +100,21 @@ H.test("a cmd list given with vim.lsp.config wins and is checked", function()
   vim.lsp.enable('fixloop', false)
 end)
 
+H.test('installed as a native package: plugin file, lsp config and help load', function()
+  local pack = vim.fn.tempname()
+  vim.fn.mkdir(pack .. '/pack/fixloop/start', 'p')
+  vim.uv.fs_symlink(H.plugin_dir, pack .. '/pack/fixloop/start/fixloop')
+  local probe = [[lua io.stdout:write(vim.json.encode({
+    loaded = vim.g.loaded_fixloop,
+    autocmds = #vim.api.nvim_get_autocmds({ group = 'fixloop' }),
+    review = vim.lsp.config.fixloop.init_options.review,
+    help = vim.fn.globpath(vim.o.rtp, 'doc/fixloop.txt') ~= '',
+  }))]]
+  local r = vim.system({ vim.v.progpath, '--clean', '--headless', '--cmd', 'set packpath^=' .. pack,
+    '-c', probe, '-c', 'qa!' }, { text = true }):wait(30000)
+  H.eq(0, r.code, 'nested nvim: ' .. (r.stderr or ''))
+  local got = vim.json.decode(r.stdout)
+  H.eq({ loaded = true, autocmds = 3, review = 'client', help = true }, got, 'what the package provides')
+end)
+
 H.run()
