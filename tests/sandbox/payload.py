@@ -62,12 +62,16 @@ def sleep_forever():
     time.sleep(3600)
 
 
-def disk_fill(total_mb):
-    os.makedirs("fill", exist_ok=True)
+def disk_fill(total_mb, where="fill"):
+    if where == "tmp":
+        import tempfile
+
+        where = tempfile.mkdtemp()
+    os.makedirs(where, exist_ok=True)
     block = b"x" * (1024 * 1024)
     written = 0
     for i in range(int(total_mb)):
-        with open(f"fill/f{i}", "wb") as f:
+        with open(f"{where}/f{i}", "wb") as f:
             f.write(block)
             f.flush()
             os.fsync(f.fileno())

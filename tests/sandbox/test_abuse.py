@@ -78,6 +78,14 @@ def test_many_file_disk_fill_is_stopped_by_the_quota(sandbox: Any, world: World)
     settled(world, before)
 
 
+def test_filling_the_temp_dir_is_stopped(sandbox: Any, world: World) -> None:
+    # bwrap: a sized tmpfs gives ENOSPC; landlock: TMPDIR is a watched per-run directory on disk.
+    result, facts = world.run(sandbox, "disk_fill", "400", "tmp", disk_quota_mb=24, tmp_mb=16, wall_seconds=30)
+    assert not facts.get("done") and facts.get("written_mb", 0) < 40, facts
+    assert result.limit_hit == "disk" or "No space left" in result.output, result
+    assert world.leftovers() == []
+
+
 def test_one_big_file_is_stopped_by_the_file_size_limit(sandbox: Any, world: World) -> None:
     result, facts = world.run(sandbox, "big_file", "32", file_size_mb=4)
     assert not facts.get("done") and result.limit_hit == "file_size", result
