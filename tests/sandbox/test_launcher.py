@@ -131,3 +131,12 @@ def test_fix_stops_with_instructions_when_no_sandbox_works(tmp_path: Path) -> No
                           env={"PATH": "/nonexistent", "PYTHONPATH": str(REPO / "server")})
     assert done.returncode == 1, done.stderr
     assert "install bubblewrap" in done.stderr.lower() and "internal error" not in done.stderr
+
+
+def test_closing_both_pipes_early_does_not_end_the_watch(tmp_path: Path) -> None:
+    code = "import os, time\nos.close(1); os.close(2)\ntime.sleep(1.0)\nopen('done', 'w').write('x')\n"
+    result = PlainSandbox().run([sys.executable, "-c", code], tmp_path, SandboxLimits(wall_seconds=20), Policy())
+    assert result.returncode == 0 and (tmp_path / "done").exists()
+    result = PlainSandbox().run([sys.executable, "-c", "import os, time\nos.close(1); os.close(2)\ntime.sleep(60)"],
+                                tmp_path, SandboxLimits(wall_seconds=1.5), Policy())
+    assert result.timed_out and result.duration < 5

@@ -189,24 +189,30 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     limit_hit = ""
     next_check = started
     try:
-        while selector.get_map():
-            for key, _ in selector.select(POLL):
+        while True:
+            if selector.get_map():
+                for key, _ in selector.select(POLL):
+                    try:
+                        chunk = os.read(key.fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        chunk = b""
+                    if chunk:
+                        streams[key.fd].feed(chunk)
+                    else:
+                        selector.unregister(key.fd)
+            else:  # both pipes closed, the process may still run: keep watching it
                 try:
-                    chunk = os.read(key.fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    streams[key.fd].feed(chunk)
-                else:
-                    selector.unregister(key.fd)
+                    proc.wait(POLL)
+                except subprocess.TimeoutExpired:
+                    pass
             now = time.monotonic()
             if ended_at is None and proc.poll() is not None:
                 ended_at = now
                 kill_group(proc.pid)  # daemons left in the group go with it
             if ended_at is not None:
-                if now - ended_at > DRAIN_AFTER_EXIT:
+                if not selector.get_map() or now - ended_at > DRAIN_AFTER_EXIT:
                     break
                 continue
             if now >= next_check:
