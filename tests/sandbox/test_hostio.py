@@ -55,3 +55,28 @@ def test_read_only_binds_never_show_root_home_or_the_copys_parents(tmp_path: Pat
     assert not sources & {str(p) for p in wide}
     assert ("/opt" in sources) == Path("/opt").exists()
     assert argv[argv.index("--bind") + 1] == str(ws)
+
+
+def test_write_and_unlink_beneath_never_follow_planted_links(tmp_path: Path) -> None:
+    from fixloop.sandbox.hostio import unlink_beneath, write_beneath
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("keep")
+    root = tmp_path / "ws"
+    root.mkdir()
+    write_beneath(root, "new/dir/f.py", b"one")
+    write_beneath(root, "new/dir/f.py", b"2")
+    assert (root / "new/dir/f.py").read_bytes() == b"2"
+    os.symlink(outside, root / "linkdir")
+    os.symlink(outside / "victim", root / "linkfile")
+    os.link(outside / "victim", root / "hard")
+    for name in ("linkdir/victim", "linkfile", "hard", "linkdir/new.py"):
+        with pytest.raises(UnsafeFile):
+            write_beneath(root, name, b"pwned")
+    with pytest.raises(UnsafeFile):
+        unlink_beneath(root, "linkdir/victim")
+    unlink_beneath(root, "linkfile")  # removes the link itself
+    unlink_beneath(root, "missing/file")
+    assert not os.path.lexists(root / "linkfile")
+    assert (outside / "victim").read_text() == "keep" and sorted(p.name for p in outside.iterdir()) == ["victim"]
