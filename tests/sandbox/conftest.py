@@ -111,6 +111,7 @@ class World:
 
     def run(self, sandbox: Any, attack: str, *args: str, **limits: Any) -> tuple[RunResult, dict[str, Any]]:
         defaults: dict[str, Any] = dict(wall_seconds=15.0, cpu_seconds=10, address_space_mb=1024, processes=64,
+                                        memory_total_mb=2048,
                                         file_size_mb=64, open_files=256, disk_quota_mb=64, output_bytes=16384)
         defaults.update(limits)
         result = sandbox.run([sys.executable, "payload.py", attack, self.tag, *args], self.ws,

@@ -49,6 +49,20 @@ def mem_bomb(chunk_mb):
     say(allocated_mb=len(held) * int(chunk_mb))
 
 
+def mem_spread(procs, mb):
+    """Many processes, each under the per-process limit, together over the run's memory cap."""
+    for _ in range(int(procs)):
+        if os.fork() == 0:
+            block = bytearray(int(mb) * 1024 * 1024)
+            for i in range(0, len(block), 4096):
+                block[i] = 1  # touch every page: resident, not just reserved
+            time.sleep(30)
+            os._exit(0)
+    say(spawned=True)
+    time.sleep(30)
+    say(survived=True)
+
+
 def cpu_loop(ignore):
     if ignore == "1":
         signal.signal(signal.SIGXCPU, signal.SIG_IGN)

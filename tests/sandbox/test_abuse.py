@@ -53,6 +53,16 @@ def test_memory_bomb_hits_the_address_space_limit(sandbox: Any, world: World) ->
     settled(world, before)
 
 
+def test_memory_spread_over_processes_hits_the_run_cap(sandbox: Any, world: World) -> None:
+    # RLIMIT_AS is per process: 5 x 80 MiB stays under it, the launcher's tree-wide RSS cap does not.
+    before = world.snapshot()
+    result, facts = world.run(sandbox, "mem_spread", "5", "80", address_space_mb=300, memory_total_mb=200,
+                              wall_seconds=25)
+    assert facts.get("spawned") and not facts.get("survived"), facts
+    assert result.limit_hit == "memory" and result.duration < 20, result
+    settled(world, before)
+
+
 def test_cpu_loop_is_killed_by_the_cpu_limit(sandbox: Any, world: World) -> None:
     before = world.snapshot()
     result, facts = world.run(sandbox, "cpu_loop", "0", cpu_seconds=1, wall_seconds=20)

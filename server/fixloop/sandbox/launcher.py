@@ -103,6 +103,37 @@ class DiskWatch:
         return used_bytes > self.quota_bytes or (self.quota_files > 0 and used_files > self.quota_files)
 
 
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TREE_EVERY = 1.0  # seconds between scans of the whole /proc (about 10 ms each on a busy machine)
+
+
+def tree_rss(root_pid: int) -> int:
+    """Resident bytes of `root_pid` and all its descendants (orphans of a pid namespace or a subreaper
+    stay descendants), from /proc/*/stat."""
+    parent: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(name)
+        parent[pid] = int(fields[1])
+        rss[pid] = int(fields[21]) * PAGE
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, ()))
+    return total
+
+
 class Capped:
     """Head and tail of one stream; everything in between is counted and dropped."""
 
@@ -188,6 +219,8 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     ended_at: float | None = None
     limit_hit = ""
     next_check = started
+    next_tree = started + TREE_EVERY
+    memory_cap = limits.memory_total_mb * 1024 * 1024
     try:
         while True:
             if selector.get_map():
@@ -221,6 +254,10 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
                     limit_hit = "wall"
                 elif watch.exceeded():
                     limit_hit = "disk"
+                elif memory_cap and now >= next_tree:
+                    next_tree = now + TREE_EVERY
+                    if tree_rss(proc.pid) > memory_cap:
+                        limit_hit = "memory"
                 if limit_hit:
                     _kill(proc, launch)
     finally:
