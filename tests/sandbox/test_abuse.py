@@ -65,10 +65,9 @@ def test_memory_spread_over_processes_hits_the_run_cap(sandbox: Any, world: Worl
 
 def test_cpu_loop_is_killed_by_the_cpu_limit(sandbox: Any, world: World) -> None:
     before = world.snapshot()
-    result, facts = world.run(sandbox, "cpu_loop", "0", cpu_seconds=1, wall_seconds=20)
-    assert facts.get("started") and result.limit_hit == "cpu" and not result.timed_out, result
-    result, facts = world.run(sandbox, "cpu_loop", "1", cpu_seconds=1, wall_seconds=20)  # ignores SIGXCPU
-    assert facts.get("started") and not result.timed_out and result.duration < 15, result
+    # It ignores SIGXCPU, so the hard limit's SIGKILL ends it; the launcher still names the cause.
+    result, facts = world.run(sandbox, "cpu_loop", "1", cpu_seconds=1, wall_seconds=20)
+    assert facts.get("started") and not result.timed_out and result.limit_hit == "cpu", result
     settled(world, before)
 
 

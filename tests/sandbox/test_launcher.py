@@ -140,3 +140,19 @@ def test_closing_both_pipes_early_does_not_end_the_watch(tmp_path: Path) -> None
     result = PlainSandbox().run([sys.executable, "-c", "import os, time\nos.close(1); os.close(2)\ntime.sleep(60)"],
                                 tmp_path, SandboxLimits(wall_seconds=1.5), Policy())
     assert result.timed_out and result.duration < 5
+
+
+def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
+    from fixloop.sandbox.launcher import DiskWatch
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    watch = DiskWatch([ws], quota_mb=4, quota_files=1000)
+    (other / "big").write_bytes(os.urandom(6 * 1024 * 1024))  # same filesystem, not the run's
+    os.sync()
+    assert not watch.exceeded()
+    (ws / "big").write_bytes(os.urandom(6 * 1024 * 1024))
+    os.sync()
+    assert watch.exceeded()
