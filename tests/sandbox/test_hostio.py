@@ -80,3 +80,20 @@ def test_write_and_unlink_beneath_never_follow_planted_links(tmp_path: Path) -> 
     unlink_beneath(root, "missing/file")
     assert not os.path.lexists(root / "linkfile")
     assert (outside / "victim").read_text() == "keep" and sorted(p.name for p in outside.iterdir()) == ["victim"]
+
+
+def test_chown_tree_never_follows_links_out_of_the_copy(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown needs root")
+    from fixloop.sandbox.bwrap import chown_tree
+
+    outside = tmp_path / "outside"
+    outside.write_text("host")
+    ws = tmp_path / "ws"
+    (ws / "d").mkdir(parents=True)
+    (ws / "d" / "f").write_text("x")
+    os.symlink(outside, ws / "link")
+    os.link(outside, ws / "hard")
+    chown_tree(ws, 54321)
+    assert (ws / "d" / "f").stat().st_uid == 54321 and (ws / "d").stat().st_uid == 54321
+    assert outside.stat().st_uid == 0
