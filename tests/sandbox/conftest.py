@@ -79,6 +79,24 @@ class Listener:
             except (socket.timeout, OSError):
                 pass
 
+    def drain(self) -> list[str]:
+        """Everything that reached the listeners, including connections still waiting in a backlog.
+        Stops the serving thread: call it once, at the end of a test."""
+        self._stop = True
+        self._thread.join(2)
+        for kind, s in (("tcp", self.tcp), ("unix", self.unix), ("abstract", self.abstract), ("udp", self.udp)):
+            s.setblocking(False)
+            try:
+                if kind == "udp":
+                    s.recvfrom(100)
+                else:
+                    conn, _ = s.accept()
+                    conn.close()
+                self.hits.append(kind)
+            except OSError:
+                pass
+        return self.hits
+
     @property
     def ports(self) -> tuple[int, int]:
         return self.tcp.getsockname()[1], self.udp.getsockname()[1]

@@ -27,7 +27,7 @@ def settled(world: World, before: dict[str, bytes]) -> None:
     assert world.snapshot() == before, "a host file changed"
     assert world.bait.poll() is None, "the bait process was killed"
     assert world.leftovers() == [], "processes of the run are still running"
-    assert world.listener.hits == [], f"host listeners were reached: {world.listener.hits}"
+    assert world.listener.drain() == [], f"host listeners were reached: {world.listener.hits}"
     assert not ETC_BAIT.exists()
 
 
@@ -193,3 +193,14 @@ def test_huge_stdout_keeps_the_parent_small(sandbox: Any, world: World) -> None:
     assert len(result.stdout_head) <= 65536 and len(result.stdout_tail) <= 65536
     assert (peak_after - peak_before) < 50 * 1024, "parent RSS grew (KiB)"
     assert world.leftovers() == []
+
+
+def test_the_host_listeners_do_notice_a_connection(world: World) -> None:
+    # The checks above would be empty if the listeners could not see anything: show that they do.
+    import socket
+
+    tcp, udp = world.listener.ports
+    socket.create_connection(("127.0.0.1", tcp), timeout=2).close()
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(world.listener.unix_path)
+    assert sorted(set(world.listener.drain())) == ["tcp", "unix"]

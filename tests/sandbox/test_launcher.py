@@ -97,6 +97,11 @@ def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:
     assert result.stdout_head.split()[2:4] == ["20", "20"], result.output
 
 
+def test_probes_run_once_per_process() -> None:
+    first = probe("bwrap")
+    assert probe("bwrap") is first and probe("none") is probe("none")
+
+
 def test_auto_refuses_to_run_unsandboxed_when_nothing_isolates() -> None:
     # No bwrap and no prlimit on PATH: neither isolating backend can start, and auto must say so.
     code = ("from fixloop.config import SandboxSettings\nfrom fixloop.sandbox.select import choose\n"
