@@ -73,7 +73,7 @@ class LandlockSandbox:
         env = clean_env(policy.env)
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update(HOME=str(tmp), TMPDIR=str(tmp))
-        command = [sys.executable, "-I", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
+        command = [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
         return Launch(command, workspace, env, watch=(workspace, tmp), term_grace=2.0)
 
     def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
