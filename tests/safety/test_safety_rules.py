@@ -184,7 +184,7 @@ def test_positions_are_characters() -> None:
 
 def test_every_finding_has_catalogued_code_and_explanation() -> None:
     found = {f.code for body in POSITIVE for f in scan(HEADER + body[1], "pkg/mod.py")}
-    assert found == set(RULES)
+    assert found == set(RULES) - {"FL-S012"}  # FL-S012 is about files, not code: see PatchSafety
     for code in RULES:
         assert RULES[code].code == code and len(explain(code)) > 20
         assert RULES[code].severity in ("error", "warning")
