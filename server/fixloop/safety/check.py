@@ -7,7 +7,8 @@ next to an old `os.system` call does not make the old call the candidate's fault
 not compile before (the candidate repairs a syntax error), bandit could not see the old findings, so
 only findings on lines the patch touched count. An introduced finding of severity "error" blocks the
 candidate; the others are reported in the verdict.
-`# nosec` is ignored here: a generated candidate must not be able to switch the check off.
+`# nosec` is ignored here: a generated candidate must not be able to switch the check off. A change
+to a file that decides how tests or the interpreter start (FL-S012) is refused whatever it says.
 """
 
 from __future__ import annotations
