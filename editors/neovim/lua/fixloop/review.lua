@@ -74,7 +74,7 @@ function M.render(summary)
   local ctx_n = config.get().review.context
   local lines = {
     ('# fixloop run %s: %s'):format(summary.run_id or '?', summary.status or '?'),
-    '# ' .. (summary.message or ''):gsub('%s*\n%s*', ' '),
+    '# ' .. ((summary.message or ''):gsub('%s*\n%s*', ' ')),
     ('# %s accept  %s reject  %s/%s all  %s %s move  %s go to  %s close'):format(
       keys.accept, keys.reject, keys.accept_all, keys.reject_all, keys.next, keys.prev, keys.open, keys.close),
   }
