@@ -157,9 +157,7 @@ class PytestRunner:
         self.python = real_executable(find_python(workspace, python))
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
-        runtime = self.scratch.root / RUNTIME_DIR
-        runtime.mkdir(exist_ok=True)
-        shutil.copy(PLUGIN, runtime / "fixloop_report.py")
+        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_report.py", PLUGIN.read_bytes())
         self.policy = Policy(read_only=interpreter_paths(self.python), env=sandbox_env(self.python))
         self.runs = 0
 
@@ -175,6 +173,7 @@ class PytestRunner:
         report_name = f"{RUNTIME_DIR}/report-{self.runs}.jsonl"
         written: list[str] = []
         try:
+            unlink_beneath(self.scratch.root, report_name)  # a report planted by an earlier run is never read
             for change in patch.changes if patch else ():
                 self.scratch.write(change.path, change.after)
                 written.append(change.path)
@@ -209,6 +208,7 @@ class PytestRunner:
                 unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
+            self.scratch.reset()
 
     def cancel(self) -> None:
         self.sandbox.kill_all()
