@@ -25,11 +25,14 @@ from .core.model import Limits
 @dataclass(frozen=True)
 class LLMSettings:
     enabled: bool = True
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     base_url: str = ""
     api_key_env: str = "ANTHROPIC_API_KEY"
+    api_key: str = field(default="", repr=False)  # from the editor; prefer the environment variable
     timeout_seconds: float = 60.0
     max_retries: int = 2
+    stream: bool = True  # streamed answers can be stopped between events
+    max_tool_rounds: int = 8  # model turns spent on one patch before giving up on it
     max_output_tokens: int = 4096
     context_tokens: int = 24_000
     daily_budget_usd: float = 0.0  # 0 = no daily budget
