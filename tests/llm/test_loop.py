@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -95,13 +96,20 @@ def test_a_request_that_keeps_failing_stops_the_model_not_the_run(fake: FakeAnth
 
 
 def test_cancellation_stops_the_request_in_flight(fake: FakeAnthropic, project: Path) -> None:
-    fake.push(Slow(message(text("Hypothesis: slow")), 8.0))
     flag = threading.Event()
-    threading.Timer(1.0, flag.set).start()
+    asked: list[float] = []
+
+    def slow_plan(body: dict) -> Slow:
+        asked.append(time.monotonic())
+        threading.Timer(0.3, flag.set).start()  # the user cancels while the model is thinking
+        return Slow(message(text("Hypothesis: slow")), 8.0)
+
+    fake.push(slow_plan)
     result = run_loop(project, [llm_proposer(fake.url, cancelled=flag.is_set, timeout_seconds=30)],
                       cancelled=flag.is_set)
     assert result.outcome.status is Status.CANCELLED
-    assert result.seconds < 6.0  # well before the 8 s answer
+    assert asked and time.monotonic() - asked[0] < 4.0  # well before the 8 s answer
+    assert len(fake.messages_requests()) == 1
     assert untouched(project)
 
 
