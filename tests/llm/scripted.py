@@ -32,9 +32,10 @@ class ScriptedModel:
     """Callable fallback for FakeAnthropic: plan once, then one edit per candidate, then stop."""
 
     def __init__(self, edits: Iterator[Edit] | list[Edit], tokens: int = 400, look_first: bool = True,
-                 reflection: dict[str, Any] | None = None) -> None:
+                 reflection: dict[str, Any] | None = None, cache_read: int = 0) -> None:
         self.edits = iter(edits)
         self.tokens = tokens
+        self.cache_read = cache_read  # reported on every call after the first, as a warm prompt cache would
         self.look_first = look_first
         self.reflection = reflection or {"root_cause": "the divisor is wrong", "location": "calc.py:3",
                                          "strategy": "divide by the real count and guard the empty list",
@@ -45,7 +46,8 @@ class ScriptedModel:
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         kind = kind_of(body)
         self.seen.append((kind, body))
-        usage = {"input_tokens": self.tokens, "output_tokens": self.tokens // 10}
+        usage = {"input_tokens": self.tokens, "output_tokens": self.tokens // 10,
+                 "cache_read": self.cache_read if len(self.seen) > 1 else 0}
         if kind == "plan":
             return message(text("Hypothesis: the function divides wrongly.\nLocation: calc.py:3\nPlan: fix it."), **usage)
         if kind == "reflect":

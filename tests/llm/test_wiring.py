@@ -71,14 +71,15 @@ def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, t
 
 def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
-    fake.fallback = ScriptedModel([RIGHT], tokens=1000)
+    fake.fallback = ScriptedModel([RIGHT], tokens=1000, cache_read=500)
     session = FixSession(root, session_settings(fake, first=True))
     notes: list[str] = []
     outcome = session.run(lambda e: notes.append(e.kind))
     assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer == "llm"
     summary = json.loads((Path(session.summary["run_dir"]) / "summary.json").read_text())
     assert summary["llm_calls"] == 4 and summary["input_tokens"] == 4000 and summary["output_tokens"] == 400
-    assert summary["tokens"] == 4400 and summary["cost_usd"] == pytest.approx((4000 * 3 + 400 * 15) / 1e6)
+    assert summary["cache_read_tokens"] == 1500 and summary["cache_write_tokens"] == 0
+    assert summary["tokens"] == 5900 and summary["cost_usd"] == pytest.approx((4000 * 3 + 400 * 15 + 1500 * 0.3) / 1e6)
     assert summary["wall_seconds"] > 0
 
 

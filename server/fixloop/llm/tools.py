@@ -23,6 +23,8 @@ MAX_VIEW_LINES = 300
 MAX_SEARCH_HITS = 40
 MAX_OTHER_FILE_BYTES = 200_000
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,99}$")
+_SECRET = re.compile(r"(?i)(^id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|p12|pfx|keystore|netrc|pgpass)$|^secrets?\.|"
+                     r"^credentials|\.env$)")
 
 EDIT_TOOL = "replace_snippet"
 TOOL_SPECS: tuple[dict[str, Any], ...] = (
@@ -173,6 +175,9 @@ class Workbench:
         if ".." in path.split("/"):
             raise ToolError(f"{raw!r} leaves the project; `..` is not allowed")
         name = posixpath.normpath(path)
+        if any(part.startswith(".") for part in name.split("/")) or _SECRET.search(name.rsplit("/", 1)[-1]):
+            # What the model reads is sent to the API: keep keys, .env files and VCS internals out.
+            raise ToolError(f"{name} is a hidden or credentials file; it is not shown or edited")
         if self.workspace is not None:
             probe = self.workspace
             for part in name.split("/"):
