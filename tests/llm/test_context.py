@@ -80,3 +80,19 @@ def test_history_drops_details_to_fit_but_keeps_one_line_each() -> None:
     text = history_text(ctx, "llm", 1000)
     assert "details of candidate #1 dropped" in text
     assert "### Candidate #3" in text  # the newest keeps its details longest
+
+
+def test_old_tool_results_are_elided_when_the_conversation_grows() -> None:
+    from fixloop.llm.context import ELIDED, trim_conversation
+
+    def result(i: int) -> dict:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 4000}]}
+
+    messages = [{"role": "user", "content": [{"type": "text", "text": "case"}]}]
+    for i in range(5):
+        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "view_file",
+                                                           "input": {"path": "a.py"}}]})
+        messages.append(result(i))
+    assert trim_conversation(messages, 2500) == 3  # 10,000 characters allowed: two results stay
+    contents = [m["content"][0]["content"] for m in messages if m["content"][0]["type"] == "tool_result"]
+    assert contents[:3] == [ELIDED] * 3 and contents[3:] == ["x" * 4000] * 2

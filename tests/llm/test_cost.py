@@ -62,12 +62,12 @@ def test_a_corrupt_spend_file_counts_as_nothing_spent(tmp_path: Path) -> None:
 
 
 def test_an_exhausted_daily_budget_makes_no_request(fake: FakeAnthropic, tmp_path: Path) -> None:
-    from fixloop.core.model import TestReport
+    from fixloop.core.model import TestReport as Report
     from fixloop.core.ports import ProposalContext
 
     path = tmp_path / "llm-spend.json"
     daily = DailyBudget(0.01, path)
     daily.add(Usage(1, 1, 0, cost_usd=0.02))
     llm = llm_proposer(fake.url, daily=daily)
-    assert list(llm.propose(ProposalContext({}, TestReport(), ()))) == []
+    assert list(llm.propose(ProposalContext({}, Report(), ()))) == []
     assert fake.requests == [] and "daily budget of $0.01 reached" in llm.notes[0]

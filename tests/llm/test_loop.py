@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import Limits, Status
+from fixloop.core.model import TestReport as Report
+from fixloop.core.ports import ProposalContext
 from fixloop.llm import prompts
 from fixloop.runlog import summary_of
 
@@ -26,11 +28,10 @@ def untouched(root: Path) -> bool:
     return all((root / n).read_text() == body for n, body in AVERAGE_PROJECT.items())
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_fix_found_on_the_second_attempt_after_a_reflection(fake: FakeAnthropic, project: Path, stream: bool) -> None:
+def test_fix_found_on_the_second_attempt_after_a_reflection(fake: FakeAnthropic, project: Path) -> None:
     model = ScriptedModel([wrong(1), RIGHT])
     fake.fallback = model
-    result = run_loop(project, [llm_proposer(fake.url, stream=stream)])
+    result = run_loop(project, [llm_proposer(fake.url, stream=True)])
     out = result.outcome
     assert out.status is Status.FIXED, out.message
     assert out.patch is not None and out.patch.proposer == "llm" and out.patch.paths == ("calc.py",)
@@ -133,15 +134,16 @@ def test_an_exact_repeat_is_caught_before_it_is_run(fake: FakeAnthropic, project
 
 def test_no_api_key_makes_no_request_and_says_so_once(fake: FakeAnthropic, project: Path) -> None:
     llm = llm_proposer(fake.url, key="")
-    result = run_loop(project, [llm, llm])
-    assert fake.requests == []
-    assert result.outcome.usage.tokens == 0
-    assert len([n for n in result.notes() if "no API key" in n]) == 1
+    ctx = ProposalContext({"calc.py": AVERAGE_PROJECT["calc.py"]}, Report(), ("test_calc.py::test_empty",))
+    assert list(llm.propose(ctx)) == [] and list(llm.propose(ctx)) == []
+    assert fake.requests == [] and llm.usage().tokens == 0
+    assert len(llm.notes) == 1 and "no API key" in llm.notes[0] and "ANTHROPIC_API_KEY" in llm.notes[0]
 
 
 def test_offline_makes_no_request(fake: FakeAnthropic, project: Path) -> None:
-    result = run_loop(project, [llm_proposer(fake.url, offline=True)])
-    assert fake.requests == [] and any("offline" in n for n in result.notes())
+    llm = llm_proposer(fake.url, offline=True)
+    assert list(llm.propose(ProposalContext({}, Report(), ()))) == []
+    assert fake.requests == [] and llm.notes == ["offline: the model is not called"]
 
 
 def test_text_fallback_when_the_model_answers_without_tool_use(fake: FakeAnthropic, project: Path) -> None:
@@ -149,7 +151,7 @@ def test_text_fallback_when_the_model_answers_without_tool_use(fake: FakeAnthrop
             "-    return sum(values) / len(values)\n+    if not values:\n+        return 0.0\n"
             "+    return sum(values) / len(values)\n```\nFix: guard the empty list")
     fake.push(message(text("Hypothesis: empty list")), message(text(diff)))
-    out = run_loop(project, [llm_proposer(fake.url)]).outcome
+    out = run_loop(project, [llm_proposer(fake.url, stream=False)]).outcome
     assert out.status is Status.FIXED and out.patch is not None
     assert out.patch.operator == "text_edit" and out.patch.summary == "guard the empty list"
 

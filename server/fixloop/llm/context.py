@@ -12,12 +12,14 @@ Rules, in order:
 4. History: the last 3 candidates of this proposer in full (diff, failure, reflection); older ones and
    other proposers' candidates summarised one line each (at most 12 lines), so the model sees every
    failed idea without the history growing without bound.
+5. Tool results within one candidate's conversation: each is cut to 12,000 characters; when the whole
+   conversation passes the budget, the oldest tool results are replaced by a marker (newest kept).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..core.model import Attempt, TestReport, TestResult
 from ..core.patch import unified_diff
@@ -30,6 +32,8 @@ CHARS_PER_TOKEN = 4
 MIN_CUT_CHARS = 400
 FULL_ATTEMPTS = 3
 SUMMARY_LINES = 12
+MAX_TOOL_RESULT_CHARS = 12_000
+ELIDED = "[tool output elided to fit the context budget; call the tool again if you still need it]"
 
 
 def estimate_tokens(text: str) -> int:
@@ -241,3 +245,29 @@ def history_text(ctx: ProposalContext, proposer: str, budget_tokens: int) -> str
 
 def lookup(ctx: ProposalContext, key: tuple[tuple[str, str], ...]) -> Attempt | None:
     return next((a for a in ctx.attempts if a.patch.key() == key), None)
+
+
+def conversation_chars(messages: Sequence[dict[str, Any]]) -> int:
+    total = 0
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, str):
+            total += len(content)
+            continue
+        for block in content or ():
+            total += len(str(block.get("text") or block.get("content") or block.get("input") or ""))
+    return total
+
+
+def trim_conversation(messages: list[dict[str, Any]], budget_tokens: int) -> int:
+    """Rule 5: replace the oldest tool results by a marker until the conversation fits; returns how many."""
+    budget = budget_tokens * CHARS_PER_TOKEN
+    trimmed = 0
+    results = [b for m in messages[:-1] if isinstance(m.get("content"), list)
+               for b in m["content"] if b.get("type") == "tool_result" and b.get("content") != ELIDED]
+    for block in results:
+        if conversation_chars(messages) <= budget:
+            break
+        block["content"] = ELIDED
+        trimmed += 1
+    return trimmed

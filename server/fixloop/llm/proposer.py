@@ -136,10 +136,12 @@ class LLMProposer:
                 for call in reply.tool_calls:
                     out, is_error = bench.run(call) if call.name != "record_reflection" else \
                         ("error: record_reflection is only for reflection requests", True)
-                    results.append({"type": "tool_result", "tool_use_id": call.id, "content": out, "is_error": is_error})
+                    results.append({"type": "tool_result", "tool_use_id": call.id, "is_error": is_error,
+                                    "content": context.head(out, context.MAX_TOOL_RESULT_CHARS)})
                 if rounds - turn - 1 <= 2:
                     results.append({"type": "text", "text": prompts.ROUNDS_LEFT.substitute(rounds=rounds - turn - 1)})
                 messages.append({"role": "user", "content": results})
+                context.trim_conversation(messages, self.settings.context_tokens)
                 continue
             if not bench.edited:
                 for edit in parse_edits(reply.text):  # a model without tool_use: fenced edits in text
