@@ -29,6 +29,7 @@ def test_case_has_failure_test_source_suspect_lessons_and_outline() -> None:
     assert ">>    2 |     return sum(values) / len(values)" in text
     assert "guarded an empty list" in text and "+    if not values:" in text
     assert "def average  (lines 1-2)" in text
+    assert "calc.py\ntest_calc.py (test)" in text
     assert text.count("<data") == text.count("</data>")
 
 

@@ -5,7 +5,8 @@ Tokens are estimated as characters / 4 (a safe over-estimate for code), so no to
 Rules, in order:
 1. The per-call budget (`context_tokens`) is split: the stable case gets 70 %, the attempt history 30 %.
 2. The case is made of sections in priority order: failing tests (assertion and traceback), the tests'
-   source, the suspicious functions with their enclosing scope, lessons from memory, module outlines.
+   source, the suspicious functions with their enclosing scope, lessons from memory, module outlines,
+   the list of Python files.
    Each section is cut to its own cap first (tracebacks keep their tail, code keeps its head).
 3. Sections are then added in priority order while they fit; a section that does not fit is cut to
    what is left if that is at least 400 characters, otherwise dropped with a marker saying so.
@@ -177,6 +178,12 @@ def outlines(ctx: ProposalContext, max_files: int = 3) -> str:
     return "\n".join(data("outline", f"{p}\n{outline(ctx.sources[p])}") for p in paths[:max_files])
 
 
+def file_list(ctx: ProposalContext, limit: int = 200) -> str:
+    names = sorted(ctx.sources)
+    shown = "\n".join(f"{n}{' (test)' if ctx.is_test_file(n) else ''}" for n in names[:limit])
+    return shown + (f"\n[{len(names) - limit} more]" if len(names) > limit else "")
+
+
 def case_text(ctx: ProposalContext, budget_tokens: int) -> str:
     budget = int(budget_tokens * 0.7) * CHARS_PER_TOKEN
     failing = data("test-output", report_text(ctx.baseline, ctx.target_tests, limit=budget // 4))
@@ -186,6 +193,7 @@ def case_text(ctx: ProposalContext, budget_tokens: int) -> str:
         Section("Suspicious code (lines marked >> rank highest)", suspect_sources(ctx) or "(no suspects: use the tools)"),
         Section("Lessons from earlier runs", lessons_text(ctx) or "(none)"),
         Section("Outline of the suspicious modules", outlines(ctx) or "(none)"),
+        Section("Python files of the project", file_list(ctx)),
     ]
     return prompts.CASE.substitute(sections=fit(sections, budget))
 
