@@ -61,7 +61,8 @@ def reply_from_message(msg: Any) -> Reply:
         kind = getattr(block, "type", "")
         if kind == "text":
             texts.append(block.text)
-            content.append({"type": "text", "text": block.text})
+            if block.text:  # the API refuses empty text blocks when they are sent back
+                content.append({"type": "text", "text": block.text})
         elif kind == "tool_use":
             data = block.input if isinstance(block.input, dict) else {}
             calls.append(ToolCall(block.id, block.name, data))
