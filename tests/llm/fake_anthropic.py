@@ -56,6 +56,14 @@ class Malformed:
 
 
 @dataclass
+class StreamError:
+    """A stream that starts, then fails with an `error` event (as an overloaded API does mid-answer)."""
+
+    kind: str = "overloaded_error"
+    message: str = "Overloaded"
+
+
+@dataclass
 class Slow:
     entry: Any
     delay: float
@@ -151,6 +159,8 @@ class FakeAnthropic:
                 if isinstance(entry, Error):
                     return self._json(entry.status, {"type": "error", "error": {"type": entry.kind, "message": entry.message}},
                                       entry.headers)
+                if isinstance(entry, StreamError):
+                    return self._sse_error(entry)
                 if isinstance(entry, Malformed):
                     return self._raw(200, entry.body.encode(), "application/json")
                 if stream:
@@ -183,6 +193,18 @@ class FakeAnthropic:
                     self.wfile.flush()
                     if delay:
                         time.sleep(delay)
+
+            def _sse_error(self, entry: StreamError) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                start = next(sse_events(message(text("partial"))))
+                self.wfile.write(f"event: {start[0]}\ndata: {json.dumps(start[1])}\n\n".encode())
+                error = {"type": "error", "error": {"type": entry.kind, "message": entry.message}}
+                self.wfile.write(f"event: error\ndata: {json.dumps(error)}\n\n".encode())
+                self.wfile.flush()
 
         return Handler
 

@@ -10,7 +10,7 @@ import pytest
 from fixloop.config import LLMSettings
 from fixloop.llm.client import LLMCancelled, LLMError, ModelClient, Request
 
-from .fake_anthropic import Error, FakeAnthropic, Malformed, Slow, message, overloaded, rate_limited, text, tool_use
+from .fake_anthropic import Error, FakeAnthropic, Malformed, Slow, StreamError, message, overloaded, rate_limited, text, tool_use
 
 
 def client_for(fake: FakeAnthropic, stream: bool, **kw: object) -> ModelClient:
@@ -95,3 +95,15 @@ def test_the_runs_cancel_flag_stops_a_request(fake: FakeAnthropic) -> None:
     threading.Timer(0.2, flag.set).start()
     with pytest.raises(LLMCancelled):
         client.call(REQ)
+
+
+def test_an_error_event_in_the_middle_of_a_stream_is_an_error(fake: FakeAnthropic) -> None:
+    fake.push(StreamError())
+    with pytest.raises(LLMError, match="Overloaded"):
+        client_for(fake, True).call(REQ)
+
+
+def test_empty_text_blocks_are_not_sent_back(fake: FakeAnthropic) -> None:
+    fake.push(message(text(""), tool_use("view_file", {"path": "a.py"})))
+    reply = client_for(fake, True).call(REQ)
+    assert [b["type"] for b in reply.content] == ["tool_use"]
