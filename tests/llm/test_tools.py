@@ -112,3 +112,8 @@ def test_fallback_parses_json_search_replace_and_diff() -> None:
     assert parse_edits(diff) == [TextEdit("a.py", "def f():\n    return 1\n", "def f():\n    return 2\n")]
     assert parse_edits("I think the bug is in f.") == []
     assert parse_edits("```json\n{not json}\n```") == []
+
+
+def test_an_empty_file_can_be_viewed() -> None:
+    bench = Workbench({"pkg/__init__.py": ""}, None, is_test_file)
+    assert bench.run(ToolCall("t", "view_file", {"path": "pkg/__init__.py"})) == ("pkg/__init__.py is empty", False)

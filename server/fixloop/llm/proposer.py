@@ -91,6 +91,8 @@ class LLMProposer:
             return
         except LLMError as e:
             self._say(f"model stopped: {e}")
+        finally:
+            self._client.close()  # frees the connection pool; a later call opens a new one
 
     def reflect(self, attempt: Attempt, ctx: ProposalContext) -> Reflection | None:
         if self._client is None or attempt.patch.proposer != self.name:

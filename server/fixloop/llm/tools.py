@@ -122,10 +122,10 @@ class Workbench:
     def _view(self, args: Mapping[str, Any]) -> str:
         name, text = self._readable(args.get("path"))
         lines = text.splitlines()
-        start = _int(args.get("start_line", 1), "start_line")
-        end = _int(args.get("end_line", min(len(lines), start + MAX_VIEW_LINES - 1)), "end_line")
         if not lines:
             return f"{name} is empty"
+        start = _int(args.get("start_line", 1), "start_line")
+        end = _int(args.get("end_line", min(len(lines), start + MAX_VIEW_LINES - 1)), "end_line")
         if start > len(lines):
             raise ToolError(f"{name} has only {len(lines)} lines")
         end = min(end, len(lines), start + MAX_VIEW_LINES - 1)
