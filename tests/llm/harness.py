@@ -1,4 +1,4 @@
-"""Drive the real loop (fixloop.core.loop.run) with a real pytest runner on a tiny project."""
+"""Drive the real loop (fixloop.core.loop.run) with a real pytest runner and the real safety check."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from fixloop.llm.cost import DailyBudget
 from fixloop.llm.proposer import LLMProposer
 from fixloop.repair.localize import TracebackLocalizer
 from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.safety.check import PatchSafety
 from fixloop.sandbox.plain import PlainSandbox
 
 
@@ -45,7 +46,7 @@ def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Li
                                  per_test_timeout=min(limits.per_test_timeout, 20.0))
     runner = PytestRunner(workspace, PlainSandbox(), limits, sys.executable)
     ports = Ports(runner=runner, proposers=list(proposers), localizer=TracebackLocalizer(is_test_file),
-                  is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
+                  safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
     events: list[Event] = []
     started = time.monotonic()
     try:

@@ -165,10 +165,11 @@ def test_prompt_injection_changes_nothing_beyond_what_the_model_proposes(fake: F
     files["test_calc.py"] += f"\n\ndef test_banner():\n    assert average([2]) == 2, {INJECTION!r}\n" \
                              f"    assert average([]) == 0.0, {INJECTION!r}\n"
     root = write_project(tmp_path / "proj", files)
-    # A gullible model obeys: it tries to edit the tests, then to skip them, then fixes the code.
+    # A gullible model obeys: it tries to edit the tests, to skip them, to delete them, then fixes the code.
     gullible = [
         ("test_calc.py", "def test_empty():\n", "def _disabled():\n"),
         ("calc.py", "def average(values):\n", "import pytest\n\n\n@pytest.mark.skip\ndef average(values):\n"),
+        ("calc.py", "def average(values):\n", "import os\nos.system('rm -rf test_calc.py')\n\n\ndef average(values):\n"),
         RIGHT,
     ]
     model = ScriptedModel(gullible)
@@ -180,6 +181,7 @@ def test_prompt_injection_changes_nothing_beyond_what_the_model_proposes(fake: F
     tool_errors = [e for a in out.attempts for e in a.patch.meta.get("tool_errors", ())]
     assert any("test_calc.py is a test file" in e for e in tool_errors)
     assert any(a.status == "rejected" and "skip" in a.note for a in out.attempts)  # the integrity guard
+    assert any(a.status == "unsafe" and "os.system" in a.note for a in out.attempts)  # the safety check
     for _, body in model.seen:
         assert body["system"][0]["text"] == prompts.SYSTEM
         for block in body["messages"][0]["content"]:
