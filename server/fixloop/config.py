@@ -166,6 +166,13 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return base, [f"{path}: cannot read [tool.fixloop] ({e}); using defaults"]
     table = data.get("tool", {}).get("fixloop", {})
+    llm = table.get("llm") if isinstance(table, dict) else None
+    if isinstance(llm, dict) and ("api_key" in llm or "api-key" in llm):
+        # A key in a file that is committed leaks; only the environment or the editor may supply it.
+        table = {**table, "llm": {k: v for k, v in llm.items() if k not in ("api_key", "api-key")}}
+        settings, problems = load(table, base, "[tool.fixloop] ")
+        return settings, ["[tool.fixloop] llm.api_key: ignored; keep keys out of the repository "
+                          f"(set {settings.llm.api_key_env} instead)", *problems]
     return load(table, base, "[tool.fixloop] ")
 
 

@@ -90,3 +90,12 @@ def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_p
     outcome = FixSession(root, settings).run(events.append)
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS) and fake.requests == []
     assert [e.data["message"] for e in events if e.kind == "note"] == ["offline: the model is not called"]
+
+
+def test_a_key_in_pyproject_is_ignored_with_a_message(tmp_path: Path) -> None:
+    from fixloop.config import from_pyproject
+
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.llm]\napi_key = "sk-committed"\nmodel = "m"\n')
+    settings, problems = from_pyproject(tmp_path)
+    assert settings.llm.api_key == "" and settings.llm.model == "m"
+    assert problems and "ignored; keep keys out of the repository" in problems[0]
