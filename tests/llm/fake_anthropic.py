@@ -86,14 +86,23 @@ class Request:
     body: dict[str, Any]
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a cancelled client hangs up
+            super().handle_error(request, client_address)
+
+
 class FakeAnthropic:
     def __init__(self) -> None:
         self.script: deque[Any] = deque()
         self.requests: list[Request] = []
         self.fallback: Callable[[dict[str, Any]], Any] | None = None
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="fake-anthropic")
 
     @property
