@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Callable, Mapping
@@ -26,6 +27,13 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
                         task.overlays, settings.pytest_args)
+
+
+def with_api_key(settings: Settings, api_key: str) -> Settings:
+    """Settings carrying a key the editor passed (initializationOptions.apiKey); held in memory only."""
+    if not api_key:
+        return settings
+    return dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=api_key))
 
 
 def llm_api_key(settings: Settings) -> str:

@@ -16,7 +16,7 @@ from fixloop.core.model import Status
 from fixloop.llm.proposer import LLMProposer
 from fixloop.repair.mutate import MutationProposer
 from fixloop.session import FixSession
-from fixloop.wiring import llm_api_key, make_proposers
+from fixloop.wiring import llm_api_key, make_proposers, with_api_key
 
 from .fake_anthropic import FakeAnthropic
 from .scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, write_project
@@ -37,6 +37,8 @@ def test_the_key_comes_from_settings_then_the_named_environment_variable(monkeyp
     assert llm_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY"))) == "from-env"
     assert llm_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY", api_key="from-editor"))) == "from-editor"
     assert llm_api_key(Settings()) == ""
+    assert llm_api_key(with_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY")), "from-lsp")) == "from-lsp"
+    assert with_api_key(Settings(), "") == Settings()
     settings, problems = load({"llm": {"api_key": "sk-secret-123", "stream": False}})
     assert not problems and settings.llm.api_key == "sk-secret-123" and "sk-secret" not in repr(settings)
 
