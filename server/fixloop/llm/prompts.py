@@ -57,7 +57,7 @@ Propose a different fix.""")
 NO_EDIT = """\
 You stopped without a valid edit. Make the change with replace_snippet (or a fenced json edit), then stop."""
 
-ROUNDS_LEFT = Template("You have $rounds tool turns left for this candidate; edit now if you know the fix.")
+ROUNDS_LEFT = Template("Model turns left for this candidate: $rounds. Edit now if you know the fix.")
 
 REFLECT = Template("""\
 Candidate #$index ($summary) was tested and failed.

@@ -140,8 +140,9 @@ class LLMProposer:
                         ("error: record_reflection is only for reflection requests", True)
                     results.append({"type": "tool_result", "tool_use_id": call.id, "is_error": is_error,
                                     "content": context.head(out, context.MAX_TOOL_RESULT_CHARS)})
-                if rounds - turn - 1 <= 2:
-                    results.append({"type": "text", "text": prompts.ROUNDS_LEFT.substitute(rounds=rounds - turn - 1)})
+                left = rounds - turn - 1
+                if 0 < left <= 2:
+                    results.append({"type": "text", "text": prompts.ROUNDS_LEFT.substitute(rounds=left)})
                 messages.append({"role": "user", "content": results})
                 context.trim_conversation(messages, self.settings.context_tokens)
                 continue
