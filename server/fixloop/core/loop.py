@@ -93,7 +93,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     must_keep_passing = frozenset(r.nodeid for r in baseline.passed)
 
     sources = ports.runner.sources()
-    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file)
+    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
+                          workspace=getattr(ports.runner, "root", None))
 
     # 2. Retrieve what memory knows about failures like this one.
     if ports.memory is not None:
@@ -116,6 +117,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     for proposer in ports.proposers:
         s.last_signatures.clear()
         for patch in proposer.propose(ctx):
+            for note in _notes(proposer):
+                yield event("note", "propose", proposer=proposer.name, message=note)
             stop = _limit_reached(task, s, ports)
             if stop:
                 break
@@ -182,6 +185,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     yield event("breaker", "reflect", index, message=message)
                     stop = (Status.GAVE_UP, message)
                     break
+        for note in _notes(proposer):
+            yield event("note", "propose", proposer=proposer.name, message=note)
+        if not stop and not winner:
+            stop = _limit_reached(task, s, ports)  # a proposer that ran out of budget ends the run here
         if stop or winner:
             break
     s.durations["candidates"] = ports.now() - t_candidates
@@ -256,6 +263,16 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
 
 def _smallest(plausible: list[Patch]) -> Patch:
     return min(plausible, key=patch_size)
+
+
+def _notes(proposer: object) -> list[str]:
+    """Messages a proposer wants the run to show once (e.g. "no API key"); drained as they are read."""
+    notes = getattr(proposer, "notes", None)
+    if not isinstance(notes, list) or not notes:
+        return []
+    out = [str(n) for n in notes]
+    notes.clear()
+    return out
 
 
 def _usage(ports: Ports) -> Usage:
