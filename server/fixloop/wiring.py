@@ -9,7 +9,7 @@ from .config import Settings
 from .core.integrity import is_test_file
 from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
-from .repair.localize import TracebackLocalizer
+from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .sandbox.select import choose as choose_sandbox
@@ -34,7 +34,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     return Ports(
         runner=runner,
         proposers=make_proposers(settings),
-        localizer=TracebackLocalizer(is_test_file),
+        localizer=SpectrumLocalizer(runner, is_test_file),
         safety=None,
         memory=None,
         is_test_file=guard,

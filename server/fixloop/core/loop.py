@@ -38,6 +38,7 @@ class _State:
         self.seen: set[tuple[tuple[str, str], ...]] = set()
         self.durations: dict[str, float] = {}
         self.last_signatures: list[str] = []
+        self.lookahead = 0
 
 
 def run(task: Task, ports: Ports, run_id: str) -> Run:
@@ -107,7 +108,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         ctx.suspects = ports.localizer.localize(baseline, sources, targets)
         s.test_runs += 1 if getattr(ports.localizer, "runs_tests", False) else 0
     s.durations["localize"] = ports.now() - t0
-    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]])
+    note = str(getattr(ports.localizer, "note", ""))
+    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]], note=note)
 
     # 4-7. Propose, check, run, reflect, learn; cheapest proposer first.
     t_candidates = ports.now()
@@ -119,6 +121,13 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             stop = _limit_reached(task, s, ports)
             if stop:
                 break
+            if winner is not None:
+                # Overfitting guard: look a little further for a smaller patch that also passes everything.
+                s.lookahead += 1
+                if s.lookahead > task.limits.plausible_lookahead:
+                    break
+                if patch_size(patch) >= patch_size(winner):
+                    continue
             if patch.key() in s.seen:
                 continue
             s.seen.add(patch.key())
@@ -162,7 +171,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 if ports.memory is not None:
                     ports.memory.record_attempt(run_id, attempt, ctx)
                 winner = _smallest(s.plausible)
-                break
+                continue
 
             reflection = _reflect(proposer, attempt, ctx, targets)
             attempt = replace(attempt, reflection=reflection)
@@ -191,8 +200,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     elif stop is not None:
         outcome = finish(stop[0], stop[1], ctx, baseline)
     else:
-        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)",
-                         ctx, baseline)
+        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)"
+                         + (f"; {note}" if note else ""), ctx, baseline)
     yield event("finished", "done", status=outcome.status.value, message=outcome.message,
                 diff=unified_diff(outcome.patch) if outcome.patch else "")
     return outcome

@@ -115,8 +115,9 @@ class PytestRunner:
         return self.scratch.sources()
 
     def screening_timeout(self) -> float:
-        """A candidate gets ten times what the unpatched tests needed (at least 3 s): a hang costs little."""
-        return min(self.limits.test_timeout, max(3.0, 10.0 * self._suite_seconds + 2.0))
+        """Per-test limit of a candidate: ten times what the unpatched tests needed (at least 1 s),
+        so a candidate that hangs costs little."""
+        return min(self.limits.per_test_timeout, max(1.0, 10.0 * self._suite_seconds + 0.5))
 
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
         screening = patch is not None and fail_fast
@@ -126,8 +127,8 @@ class PytestRunner:
                 files = {c.path: c.after for c in patch.changes}  # type: ignore[union-attr]
                 args = [*self.pytest_args, "-x", *select]
                 timeout = self.screening_timeout()
-                report = pool.run(files, args, timeout, min(self.limits.per_test_timeout, timeout),
-                                  self.candidate_memory_mb)
+                # The child's own limit adds pytest's start-up in the child to the per-test limit.
+                report = pool.run(files, args, timeout + 3.0, timeout, self.candidate_memory_mb)
                 if not report.problem:
                     self.killed += 1 if report.timed_out else 0
                     return report

@@ -10,6 +10,7 @@ timeout, kills the child's process group when it hangs, and answers in <channel>
 A file named `stop` ends the server.
 """
 
+import gc
 import json
 import os
 import resource
@@ -158,6 +159,9 @@ def main():
         os.dup2(saved[1], 2)
     for name in _project_modules(template) + _project_modules(root):
         sys.modules.pop(name, None)
+    # Everything loaded so far stays shared and untouched by the children's garbage collections.
+    gc.collect()
+    gc.freeze()
     with open(os.path.join(channel, "ready"), "w") as f:
         f.write(str(os.getpid()))
     _serve(channel, root, template)
