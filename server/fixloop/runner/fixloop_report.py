@@ -63,6 +63,8 @@ class _Spectrum:
         self.lines = {}  # nodeid -> {path: set(lines)}
         self.current = None
         try:
+            if os.environ.get("FIXLOOP_COVERAGE") == "settrace":
+                raise ImportError("line tracing asked for")
             import coverage
 
             self.cov = coverage.Coverage(data_file=None, config_file=False, include=[_root + os.sep + "*"],
@@ -83,7 +85,6 @@ class _Spectrum:
         if self.current is None or not _in_project(path):
             return None
         lines = self.current.setdefault(os.path.relpath(path, _root).replace(os.sep, "/"), set())
-        lines.add(frame.f_lineno)
 
         def local(frame, event, arg):
             if event == "line":

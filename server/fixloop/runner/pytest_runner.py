@@ -98,6 +98,10 @@ class PytestRunner:
         runtime.mkdir(exist_ok=True)
         shutil.copy(PLUGIN, runtime / "fixloop_report.py")
         shutil.copy(WARM, runtime / "fixloop_warm.py")
+        if warm_workers > 0:
+            # The warm workers copy each candidate's tree from this snapshot, taken before any test ran.
+            shutil.copytree(self.scratch.root, runtime / "template", symlinks=True,
+                            ignore=shutil.ignore_patterns(RUNTIME_DIR, ".git", "__pycache__"))
         self.policy = Policy(read_only=interpreter_paths(self.python), env=sandbox_env(self.python))
         self.runs = 0
         self.warm_workers = warm_workers
@@ -106,6 +110,9 @@ class PytestRunner:
         self.warm_problem = ""
         self.killed = 0  # screening runs that hung or hit a limit
         self._suite_seconds = 0.0  # pytest-measured time of the last unpatched run
+        self._starting: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
 
     @property
     def root(self) -> Path:
@@ -138,10 +145,20 @@ class PytestRunner:
             self.killed += 1
         if patch is None:
             self._suite_seconds = max(self._suite_seconds, sum(r.duration for r in report.results))
+            if report.failed and self.warm_workers > 0 and self._starting is None and self.pool is None:
+                # Something to fix: start the workers now, while localization runs.
+                self._starting = threading.Thread(target=self._warm_pool, daemon=True)
+                self._starting.start()
         return report
 
     def _warm_pool(self) -> WarmPool | None:
-        if self.pool is None and not self.warm_problem:
+        if self._starting is not None and self._starting is not threading.current_thread():
+            self._starting.join()
+        with self._lock:
+            return self._start_pool()
+
+    def _start_pool(self) -> WarmPool | None:
+        if self.pool is None and not self.warm_problem and not self._closed:
             workers: list[WarmWorker] = []
             errors: list[str] = []
 
@@ -166,9 +183,11 @@ class PytestRunner:
             return None
         return self.pool
 
-    def coverage(self, select: Sequence[str] = ()) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]:
-        """One suite run that also records which project lines each test executed."""
-        extra: dict[str, str] = {"FIXLOOP_COVERAGE": "1"}
+    def coverage(self, select: Sequence[str] = (), tool: str = "coverage"
+                 ) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]:
+        """One suite run that also records which project lines each test executed
+        (`tool="settrace"` skips coverage.py and traces lines in the plugin)."""
+        extra: dict[str, str] = {"FIXLOOP_COVERAGE": "settrace" if tool == "settrace" else "1"}
         read_only: tuple[Path, ...] = ()
         cov_dir = self._expose_coverage()
         if cov_dir is not None:
@@ -238,6 +257,9 @@ class PytestRunner:
         self.sandbox.kill_all()
 
     def close(self) -> None:
+        self._closed = True
+        if self._starting is not None:
+            self._starting.join()
         if self.pool is not None:
             self.pool.close()
         self.scratch.close()

@@ -2,8 +2,8 @@
 
     python -m fixloop_warm <channel-dir>
 
-Start-up: snapshot the workspace into <channel>/template, import pytest and collect the suite once
-there (conftest and the third-party modules the tests import stay loaded), then forget the project's
+Start-up: import pytest and collect the suite once in the pristine copy the host made
+(<runtime>/template) (conftest and the third-party modules the tests import stay loaded), then forget the project's
 own modules. Then, for each request file <channel>/req-<n>.json: fork; the child copies the template
 to its own directory, writes the candidate's files, and runs pytest there; the parent waits with a
 timeout, kills the child's process group when it hangs, and answers in <channel>/resp-<n>.json.
@@ -140,8 +140,8 @@ def _wait(pid, timeout):
 def main():
     channel = os.path.abspath(sys.argv[1])
     root = os.getcwd()
-    template = os.path.join(channel, "template")
-    shutil.copytree(root, template, ignore=SKIP, symlinks=True)
+    # The pristine copy the host made before any test ran: earlier runs may have left files in root.
+    template = os.path.join(os.path.dirname(channel), "template")
     extra = json.loads(sys.argv[2]) if len(sys.argv) > 2 else []
     os.chdir(template)
     sys.path[:] = [template if p in ("", root) else p for p in sys.path]
