@@ -1,0 +1,90 @@
+"""The overfitting look-ahead in the loop (with a scripted runner), and the whole offline engine
+on a real project: spectrum localization over a real coverage run, warm screening, full-suite check."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from fixloop.config import load
+from fixloop.core.loop import drive, run
+from fixloop.core.model import FileChange, Limits, Patch, Status, Task, TestReport
+from fixloop.core.model import TestResult as Result
+from fixloop.core.ports import Ports, ProposalContext
+from fixloop.session import FixSession
+
+BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
+BEFORE = "a = 1\nb = 2\nc = 3\n"
+
+
+class ScriptedRunner:
+    """A fake test runner: the tests pass exactly for the sources listed as good."""
+
+    def __init__(self, good: set[str]) -> None:
+        self.good = good
+        self.screened: list[str] = []
+
+    def sources(self) -> dict[str, str]:
+        return {"m.py": BEFORE}
+
+    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+        after = patch.changes[0].after if patch else BEFORE
+        if patch is not None and fail_fast:
+            self.screened.append(after)
+        outcome = "passed" if after in self.good else "failed"
+        return TestReport((Result("t::x", outcome), Result("t::y", "passed")))
+
+
+class Scripted:
+    name = "scripted"
+    adaptive = False
+
+    def __init__(self, afters: list[str]) -> None:
+        self.afters = afters
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+        for after in self.afters:
+            yield Patch((FileChange("m.py", BEFORE, after),), self.name, "edit", after.replace("\n", " "))
+
+
+def run_scripted(afters: list[str], good: set[str], lookahead: int) -> tuple[object, ScriptedRunner]:
+    runner = ScriptedRunner(good)
+    task = Task(Path("."), limits=Limits(plausible_lookahead=lookahead))
+    outcome = drive(run(task, Ports(runner=runner, proposers=[Scripted(afters)]), "r1"))
+    return outcome, runner
+
+
+BIG = "a = 9\nb = 9\nc = 3\n"      # two changed lines
+SAME = "a = 8\nb = 8\nc = 3\n"     # as big: not worth running
+SMALL = "a = 1\nb = 7\nc = 3\n"    # one changed line
+
+
+def test_the_loop_keeps_looking_for_a_smaller_plausible_fix() -> None:
+    outcome, runner = run_scripted([BIG, SAME, SMALL], {BIG, SAME, SMALL}, lookahead=5)
+    assert outcome.status is Status.FIXED
+    assert outcome.patch.changes[0].after == SMALL
+    assert outcome.plausible == 2
+    assert SAME not in runner.screened  # a candidate no smaller than the winner is never run
+
+
+def test_the_look_ahead_is_bounded() -> None:
+    outcome, _ = run_scripted([BIG, SAME, SMALL], {BIG, SAME, SMALL}, lookahead=1)
+    assert outcome.patch.changes[0].after == BIG and outcome.plausible == 1
+
+
+def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
+    work = tmp_path / "stack"
+    shutil.copytree(BUGS / "stack", work, ignore=shutil.ignore_patterns("hidden_check.py", "__pycache__"))
+    settings, problems = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+                               "sandbox": {"backend": "none"}, "max_candidates": 60})
+    assert not problems
+    events = []
+    outcome = FixSession(work, settings).run(events.append)
+    assert outcome.status is Status.FIXED, outcome.message
+    assert outcome.patch.changes[0].after.count("self.items.pop(-1)") == 1 or "pop()" in outcome.patch.changes[0].after
+    localized = next(e for e in events if e.kind == "localized")
+    assert "stack.py:11" in localized.data["suspects"][:3]
+    assert outcome.plausible >= 1
+    assert (work / "stack.py").read_text().count("pop(0)") == 1  # the workspace is untouched
