@@ -72,10 +72,14 @@ def main() -> None:
     args = ap.parse_args()
     bugs = sorted(p for p in BUGS.iterdir() if (p / HIDDEN).exists() and (not args.only or p.name in args.only))
     started = time.monotonic()
+    def one(bug: Path) -> Result:
+        r = run_one(bug, args.python, args.max_candidates, args.wall)
+        print(f"{r.name:18} {r.verdict:10} {r.seconds:6.1f}s {r.candidates:4d} cand {r.plausible:2d} plaus  {r.detail}",
+              flush=True)
+        return r
+
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda b: run_one(b, args.python, args.max_candidates, args.wall), bugs))
-    for r in results:
-        print(f"{r.name:18} {r.verdict:10} {r.seconds:6.1f}s {r.candidates:4d} cand {r.plausible:2d} plaus  {r.detail}")
+        results = list(pool.map(one, bugs))
     correct = [r for r in results if r.verdict == "correct"]
     wrong = [r for r in results if r.verdict == "wrong"]
     fixed = correct + wrong

@@ -21,7 +21,7 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
-                        task.overlays, settings.pytest_args)
+                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
 
 
 def make_proposers(settings: Settings) -> list[Proposer]:

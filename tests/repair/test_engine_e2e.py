@@ -10,7 +10,8 @@ from typing import Iterator, Sequence
 
 from fixloop.config import load
 from fixloop.core.loop import drive, run
-from fixloop.core.model import FileChange, Limits, Patch, Status, Task, TestReport
+from fixloop.core.model import FileChange, Limits, Patch, Status, Task
+from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import Ports, ProposalContext
 from fixloop.session import FixSession
@@ -29,12 +30,12 @@ class ScriptedRunner:
     def sources(self) -> dict[str, str]:
         return {"m.py": BEFORE}
 
-    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> Report:
         after = patch.changes[0].after if patch else BEFORE
         if patch is not None and fail_fast:
             self.screened.append(after)
         outcome = "passed" if after in self.good else "failed"
-        return TestReport((Result("t::x", outcome), Result("t::y", "passed")))
+        return Report((Result("t::x", outcome), Result("t::y", "passed")))
 
 
 class Scripted:

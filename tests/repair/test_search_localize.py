@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from fixloop.core.model import Frame, Suspect, TestReport
+from fixloop.core.model import Frame, Suspect
+from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import ProposalContext
 from fixloop.repair.localize import dependency_note, ochiai
@@ -17,7 +18,7 @@ SRC = "def f(a, b):\n    x = a + 1\n    return x < b\n"
 def ctx_for(sources: dict[str, str], suspects: tuple[Suspect, ...], priors: dict[str, float] | None = None,
             failures: tuple[Result, ...] = ()) -> ProposalContext:
     failures = failures or (Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message="assert False"),)
-    return ProposalContext(sources, TestReport(failures), tuple(r.nodeid for r in failures), suspects,
+    return ProposalContext(sources, Report(failures), tuple(r.nodeid for r in failures), suspects,
                            priors=priors or {}, is_test_file=lambda p: p.startswith("tests/"))
 
 
@@ -95,5 +96,5 @@ def test_ochiai_scores() -> None:
 def test_dependency_note_only_when_every_failure_ends_outside_the_project() -> None:
     outside = Result("t::a", "failed", frames=(Frame("tests/t.py", 3, "a"), Frame("/venv/lib/dep.py", 10, "g", False)))
     inside = Result("t::b", "failed", frames=(Frame("m.py", 2, "f"),))
-    assert "dependency" in dependency_note(TestReport((outside,)), ())
-    assert dependency_note(TestReport((outside, inside)), ()) == ""
+    assert "dependency" in dependency_note(Report((outside,)), ())
+    assert dependency_note(Report((outside, inside)), ()) == ""

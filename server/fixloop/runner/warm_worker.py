@@ -86,13 +86,16 @@ def _child(request, template, workdir, report):
 
 def _serve(channel, root, template):
     seq = 0
+    idle_since = time.monotonic()
     while True:
         if os.path.exists(os.path.join(channel, "stop")):
             return
         names = sorted(n for n in os.listdir(channel) if n.startswith("req-") and n.endswith(".json"))
         if not names:
-            time.sleep(POLL)
+            # Poll fast while candidates flow, slowly once the loop has gone quiet.
+            time.sleep(POLL if time.monotonic() - idle_since < 2.0 else 0.05)
             continue
+        idle_since = time.monotonic()
         for name in names:
             path = os.path.join(channel, name)
             with open(path, encoding="utf-8") as f:
@@ -113,6 +116,7 @@ def _serve(channel, root, template):
             with open(tmp, "w", encoding="utf-8") as f:
                 json.dump(answer, f)
             os.rename(tmp, os.path.join(channel, f"resp-{rid}.json"))
+            idle_since = time.monotonic()
 
 
 def _wait(pid, timeout):
