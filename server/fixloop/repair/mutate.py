@@ -13,7 +13,7 @@ from ..core.ports import ProposalContext
 from .operators import Mutation, OPERATORS, Operator
 from .search import Candidate, editable, pair_candidates, ranked, realize, single_candidates
 from .syntax import Offsets, parse, walk
-from .templates import Site, template_fixes
+from .templates import TEMPLATE_SCORE, Site, template_fixes
 
 __all__ = ["MutationProposer", "Mutation", "mutations_at", "OPERATORS"]
 
@@ -47,9 +47,10 @@ class MutationProposer:
         sites = self._sites(ctx, suspects)
         fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}", f.score, 0)
                  for f in template_fixes(sites, ctx.sources)]
-        yield from self._patches(ranked(fixes), ctx.sources, seen, "template")
+        aimed = [c for c in fixes if c.score >= TEMPLATE_SCORE]
+        yield from self._patches(ranked(aimed), ctx.sources, seen, "template")
 
-        singles: list[Candidate] = []
+        singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
             singles.extend(single_candidates(path, ctx.sources[path], scores, ctx.priors))
         yield from self._patches(ranked(singles), ctx.sources, seen, "")
@@ -77,10 +78,11 @@ class MutationProposer:
             if frames:
                 sites.append(Site(frames[-1].path, frames[-1].line, result))
             elif result.exc_type == "AssertionError":
-                sites.extend(Site(s.path, s.line, result) for s in suspects[:3])
+                # Ranked like a literal mutation at that line, not like a template aimed at an error.
+                sites.extend(Site(s.path, s.line, result, 0.85 * s.score) for s in suspects[:3])
         unique: dict[tuple[str, int, str], Site] = {}
         for site in sites:
-            unique.setdefault((site.path, site.line, site.result.exc_type), site)
+            unique.setdefault((site.path, site.line, site.result.exc_type), site)  # one site per place and error
         return [s for s in unique.values() if not editable(ctx.sources[s.path])]
 
     def _patches(self, candidates: Iterator[Candidate] | list[Candidate], sources: Mapping[str, str],

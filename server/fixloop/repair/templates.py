@@ -34,6 +34,7 @@ class Site:
     path: str
     line: int
     result: TestResult
+    score: float = TEMPLATE_SCORE  # a site guessed from suspects (a failed assert in a test) scores lower
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Itera
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (actual, expected)) or actual == expected:
         return
     for node in walk(root):
-        if node.type not in ("integer", "float") or not (site.line - 3 <= node.start_point[0] + 1 <= site.line + 3):
+        if node.type not in ("integer", "float") or node.start_point[0] + 1 != site.line:
             continue
         try:
             value = ast.literal_eval(text_of(node))
@@ -210,7 +211,7 @@ def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Itera
                 new = int(new)
             if new != value and new >= 0:
                 yield Fix(site.path, (TextEdit(off.char(node.start_byte), off.char(node.end_byte), repr(new)),),
-                          "assert_literal", f"{value} -> {new} (expected {expected!r}, got {actual!r})", TEMPLATE_SCORE * 0.6)
+                          "assert_literal", f"{value} -> {new} (expected {expected!r}, got {actual!r})", site.score)
 
 
 def expected_actual(message: str) -> tuple[object, object] | None:
@@ -236,4 +237,5 @@ def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Fi
         root = parse(text).root_node
         off = Offsets(text)
         for template in TEMPLATES:
-            yield from template(site, text, off, root)
+            for fix in template(site, text, off, root):
+                yield fix if fix.score == site.score else Fix(fix.path, fix.edits, fix.operator, fix.summary, site.score)
