@@ -40,6 +40,17 @@ def _moved(path, old, new):
     return new + path[len(old):] if path.startswith(old + os.sep) else path
 
 
+def _address_space():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _quiet():
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -53,8 +64,12 @@ def _child(request, template, workdir, report):
     try:
         os.setsid()
         if request.get("memory_mb"):
-            limit = int(request["memory_mb"]) * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            # On top of what the warm parent already maps (big libraries reserve much address space).
+            limit = _address_space() + int(request["memory_mb"]) * 1024 * 1024
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         _quiet()
         shutil.copytree(template, workdir, ignore=SKIP, symlinks=True)
         for rel, text in request.get("files", {}).items():
