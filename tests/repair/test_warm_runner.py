@@ -126,3 +126,24 @@ def test_without_workers_screening_is_a_cold_run(tmp_path: Path) -> None:
         assert report.ok and r.pool is None
     finally:
         r.close()
+
+
+def test_a_conftest_that_imports_the_project_sees_the_candidate(tmp_path: Path) -> None:
+    """The warm parent imported conftest (and through it the module) once; each child must still
+    import the candidate's version of the module, not the parent's stale one."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text(MODULE)
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\nfrom pkg import mod\n\n@pytest.fixture\ndef halver():\n    return mod.half\n")
+    (tmp_path / "test_pkg.py").write_text("def test_half(halver):\n    assert halver(4) == 2\n")
+    r = PytestRunner(tmp_path, PlainSandbox(), Limits(test_timeout=60), sys.executable, warm_workers=1)
+    try:
+        assert r.run(None).failed
+        fixed = Patch((FileChange("pkg/mod.py", MODULE, "def half(x):\n    return x / 2\n"),), "test", "manual")
+        assert r.run(fixed, ("test_pkg.py::test_half",), fail_fast=True).ok
+        assert r.pool is not None
+        broken = Patch((FileChange("pkg/mod.py", MODULE, "def half(x):\n    return x + 2\n"),), "test", "manual")
+        assert not r.run(broken, ("test_pkg.py::test_half",), fail_fast=True).ok
+    finally:
+        r.close()

@@ -45,7 +45,10 @@ class MutationProposer:
         seen: set[str] = set()
 
         sites = self._sites(ctx, suspects)
-        fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}", f.score, 0)
+        # A learned prior can demote a template below the aimed ones, into the ranked singles.
+        fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}",
+                           f.score * float(ctx.priors.get(f.operator, 1.0)),
+                           ctx.sources[f.path].count("\n", 0, f.edits[0].start) + 1)
                  for f in template_fixes(sites, ctx.sources)]
         aimed = [c for c in fixes if c.score >= TEMPLATE_SCORE]
         yield from self._patches(ranked(aimed), ctx.sources, seen, "template")
