@@ -132,8 +132,14 @@ def names_in_scope(node: Node) -> list[str]:
     root = node
     while root.parent is not None:
         root = root.parent
-    module = [n for n in _bound_names(root) if n not in local]
+    module = [n for n in _module_names(root.text or b"") if n not in local]
     return local + module
+
+
+@lru_cache(maxsize=32)
+def _module_names(source: bytes) -> tuple[str, ...]:
+    """Module-level names, once per source text (asked for at every identifier)."""
+    return tuple(_bound_names(_parser().parse(source).root_node))
 
 
 def attributes_of(root: Node, owner: str) -> list[str]:
