@@ -162,3 +162,11 @@ def test_results_parse_on_a_realistic_module() -> None:
             assert isinstance(after, str)
     assert made > 60
     assert sum(parses(a) for op in ops.OPERATORS for a in results(op, src)) > 50
+
+
+def test_replace_identifier_tries_look_alike_names_first() -> None:
+    src = "def d(x1, x2):\n    total = 0\n    dx = x1 - x2\n    dy = x2 - x1\n    return dx * dy\n"
+    off = Offsets(src)
+    node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (4, 16))
+    variants = list(ops.replace_identifier(node, off))
+    assert variants[0].summary == "dy -> dx" and variants[0].weight > variants[-1].weight

@@ -6,6 +6,7 @@ already tried. Operators look at one node (and, for names, the scope around it),
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -45,6 +46,7 @@ class Mutation:
     operator: str
     edit: TextEdit
     summary: str
+    weight: float = 1.0  # within one operator: how likely this variant is, relative to the others
 
 
 Operator = Callable[[Node, Offsets], Iterable[Mutation]]
@@ -178,9 +180,14 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
                                   and node.parent.child_by_field_name("function") == node):
         return
     old = text_of(node)
-    for name in names_in_scope(node)[:12]:
-        if name != old:
-            yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}")
+    # A wrong variable is usually a look-alike (i/j, dx/dy, low/high): those first and weighted up.
+    names = sorted((n for n in names_in_scope(node)[:12] if n != old), key=lambda n: -_likeness(old, n))
+    for rank, name in enumerate(names):
+        yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", 1.0 if rank < 2 else 0.6)
+
+
+def _likeness(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b).ratio() + (0.5 if len(a) == len(b) else 0.0)
 
 
 def replace_attribute(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -327,7 +334,7 @@ OPERATORS: tuple[Operator, ...] = (
 DEFAULT_PRIORS: dict[str, float] = {
     "comparison_swap": 1.0, "arithmetic_swap": 0.9, "augmented_swap": 0.6, "boolean_swap": 0.9,
     "integer_nudge": 0.9, "bound_nudge": 0.8, "drop_operand": 0.6, "swap_operands": 0.7, "swap_arguments": 0.7,
-    "replace_identifier": 0.6, "replace_attribute": 0.6, "sibling_call": 0.7, "flip_boolean": 0.8,
+    "replace_identifier": 0.75, "replace_attribute": 0.6, "sibling_call": 0.7, "flip_boolean": 0.8,
     "negate_condition": 0.6, "remove_not": 0.7, "drop_clause": 0.4, "replace_return": 0.35,
     "delete_statement": 0.3, "insert_control": 0.5, "insert_return": 0.6,
 }

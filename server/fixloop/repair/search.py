@@ -67,7 +67,7 @@ def single_candidates(path: str, text: str, line_scores: Mapping[int, float], pr
             continue
         for m in apply_operators((node,), off, ops):
             out.append(Candidate(path, (m.edit,), m.operator, f"{path}:{line}: {m.summary}",
-                                 score * prior(m.operator, priors), line))
+                                 score * prior(m.operator, priors) * m.weight, line))
     return out
 
 
