@@ -89,3 +89,20 @@ def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     assert "stack.py:11" in localized.data["suspects"][:3]
     assert outcome.plausible >= 1
     assert (work / "stack.py").read_text().count("pop(0)") == 1  # the workspace is untouched
+
+
+def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> None:
+    dep = tmp_path / "site" / "fancyparse"
+    dep.mkdir(parents=True)
+    (dep / "__init__.py").write_text("def parse(text):\n    raise ValueError('fancyparse cannot parse ' + text)\n")
+    work = tmp_path / "proj"
+    (work / "tests").mkdir(parents=True)
+    (work / "app.py").write_text("import fancyparse\n\n\ndef load(text):\n    return fancyparse.parse(text)\n")
+    (work / "tests" / "test_app.py").write_text("from app import load\n\n\ndef test_load():\n    assert load('1,2') == [1, 2]\n")
+    (work / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\n")
+    settings, _ = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+                        "sandbox": {"backend": "none"}, "max_candidates": 5, "warm_workers": 0})
+    outcome = FixSession(work, settings).run()
+    assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message
+    if outcome.status is Status.GAVE_UP:
+        assert "outside the project" in outcome.message and "fancyparse" in outcome.message
