@@ -10,7 +10,7 @@ from typing import Iterator, Sequence
 
 from fixloop.config import load
 from fixloop.core.loop import drive, run
-from fixloop.core.model import FileChange, Limits, Patch, Status, Task
+from fixloop.core.model import FileChange, Limits, Patch, Status, Task, Verdict
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import Ports, ProposalContext
@@ -106,3 +106,29 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message
     if outcome.status is Status.GAVE_UP:
         assert "outside the project" in outcome.message and "fancyparse" in outcome.message
+
+
+class PrefetchingRunner(ScriptedRunner):
+    def __init__(self, good: set[str]) -> None:
+        super().__init__(good)
+        self.prefetched: list[str] = []
+
+    def lanes(self) -> int:
+        return 2
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        self.prefetched.append(patch.changes[0].after)
+
+
+class RefuseNines:
+    def check(self, patch: Patch) -> Verdict:
+        return Verdict(ok="9" not in patch.changes[0].after, reason="nines are unsafe")
+
+
+def test_read_ahead_prefetches_only_checked_candidates_and_keeps_the_order() -> None:
+    runner = PrefetchingRunner({SMALL})
+    ports = Ports(runner=runner, proposers=[Scripted([BIG, SAME, SMALL])], safety=RefuseNines())
+    outcome = drive(run(Task(Path(".")), ports, "r2"))
+    assert outcome.patch.changes[0].after == SMALL
+    assert BIG not in runner.prefetched and SAME in runner.prefetched and SMALL in runner.prefetched
+    assert [a.status for a in outcome.attempts] == ["unsafe", "failed", "plausible"]

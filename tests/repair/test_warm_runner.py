@@ -147,3 +147,15 @@ def test_a_conftest_that_imports_the_project_sees_the_candidate(tmp_path: Path) 
         assert not r.run(broken, ("test_pkg.py::test_half",), fail_fast=True).ok
     finally:
         r.close()
+
+
+def test_a_prefetched_candidate_is_picked_up_by_run(runner: PytestRunner) -> None:
+    assert runner.lanes() == 1
+    fixed = patch_with("def half(x):\n    return x / 2.0\n")
+    broken = patch_with("def half(x):\n    return x - 1\n")
+    runner.prefetch(fixed, TARGET)
+    runner.prefetch(broken, TARGET)
+    assert len(runner._prefetched) == 2
+    assert runner.run(fixed, TARGET, fail_fast=True).ok
+    assert not runner.run(broken, TARGET, fail_fast=True).ok
+    assert runner._prefetched == {}

@@ -7,7 +7,8 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Generator
+from collections import deque
+from typing import Generator, Iterator
 
 from .model import (
     Attempt,
@@ -19,9 +20,10 @@ from .model import (
     Task,
     TestReport,
     Usage,
+    Verdict,
 )
 from .patch import patch_size, unified_diff
-from .ports import Metered, Ports, ProposalContext, Reflector
+from .ports import Metered, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
@@ -117,7 +119,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     winner: Patch | None = None
     for proposer in ports.proposers:
         s.last_signatures.clear()
-        for patch in proposer.propose(ctx):
+        for patch, early_verdict in _checked_ahead(proposer, ctx, ports, targets):
             stop = _limit_reached(task, s, ports)
             if stop:
                 break
@@ -144,7 +146,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 yield event("checked", "check", index, ok=False, reason=attempt.note)
                 continue
             if ports.safety is not None:
-                verdict = ports.safety.check(patch)
+                verdict = early_verdict or ports.safety.check(patch)
                 yield event("checked", "check", index, ok=verdict.ok, reason=verdict.reason,
                             findings=[f"{f.code} {f.path}:{f.line} {f.message}" for f in verdict.findings])
                 if not verdict.ok:
@@ -210,6 +212,26 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     yield event("finished", "done", status=outcome.status.value, message=outcome.message,
                 diff=unified_diff(outcome.patch) if outcome.patch else "")
     return outcome
+
+
+def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...]
+                   ) -> Iterator[tuple[Patch, Verdict | None]]:
+    """Candidates in order, with their safety verdict when it was taken early. A runner with spare lanes
+    gets the next few candidates that passed the guard and the safety check, to screen in parallel;
+    an adaptive proposer (it reads each result) is never read ahead."""
+    width = ports.runner.lanes() if isinstance(ports.runner, Prefetching) and not proposer.adaptive else 1
+    if width <= 1:
+        yield from ((patch, None) for patch in proposer.propose(ctx))
+        return
+    window: deque[tuple[Patch, Verdict | None]] = deque()
+    for patch in proposer.propose(ctx):
+        verdict = ports.safety.check(patch) if ports.safety is not None else None
+        if (verdict is None or verdict.ok) and not _guard(patch, 0, ports)[1]:
+            ports.runner.prefetch(patch, targets)
+        window.append((patch, verdict))
+        if len(window) >= width:
+            yield window.popleft()
+    yield from window
 
 
 def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | None:

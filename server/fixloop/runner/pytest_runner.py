@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -123,6 +124,8 @@ class PytestRunner:
         self._starting: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._prefetched: dict[tuple[object, tuple[str, ...]], Future[TestReport]] = {}
+        self._executor = ThreadPoolExecutor(max(1, warm_workers), thread_name_prefix="fixloop-prefetch")
 
     @property
     def root(self) -> Path:
@@ -136,16 +139,34 @@ class PytestRunner:
         so a candidate that hangs costs little."""
         return min(self.limits.per_test_timeout, max(1.0, 10.0 * self._suite_seconds + 0.5))
 
+    def lanes(self) -> int:
+        """How many candidates can be screened at once (the live warm workers)."""
+        pool = self._warm_pool() if self.warm_workers > 0 else None
+        return sum(w.alive for w in pool.workers) if pool is not None else 1
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        """Start screening a checked candidate on a spare worker; `run` picks the result up."""
+        pool = self.pool
+        key = (patch.key(), tuple(select))
+        if pool is None or key in self._prefetched or self._closed:
+            return
+        if len(self._prefetched) >= 8:  # results the loop never asked for (it skipped or stopped)
+            self._prefetched.pop(next(iter(self._prefetched)))
+        self._prefetched[key] = self._executor.submit(self._screen, pool, patch, select)
+
+    def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
+        files = {c.path: c.after for c in patch.changes}
+        timeout = self.screening_timeout()
+        # The child's own limit adds pytest's start-up in the child to the per-test limit.
+        return pool.run(files, [*self.pytest_args, "-x", *select], timeout + 3.0, timeout, self.candidate_memory_mb)
+
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
         screening = patch is not None and fail_fast
         if screening and self.warm_workers > 0:
+            ahead = self._prefetched.pop((patch.key(), tuple(select)), None)  # type: ignore[union-attr]
             pool = self._warm_pool()
             if pool is not None:
-                files = {c.path: c.after for c in patch.changes}  # type: ignore[union-attr]
-                args = [*self.pytest_args, "-x", *select]
-                timeout = self.screening_timeout()
-                # The child's own limit adds pytest's start-up in the child to the per-test limit.
-                report = pool.run(files, args, timeout + 3.0, timeout, self.candidate_memory_mb)
+                report = ahead.result() if ahead is not None else self._screen(pool, patch, select)  # type: ignore[arg-type]
                 if not report.problem:
                     self.killed += 1 if report.timed_out else 0
                     return report
@@ -270,6 +291,7 @@ class PytestRunner:
         self._closed = True
         if self._starting is not None:
             self._starting.join()
+        self._executor.shutdown(wait=True, cancel_futures=True)
         if self.pool is not None:
             self.pool.close()
         self.scratch.close()
