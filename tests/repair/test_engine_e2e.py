@@ -101,7 +101,7 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
     (work / "tests" / "test_app.py").write_text("from app import load\n\n\ndef test_load():\n    assert load('1,2') == [1, 2]\n")
     (work / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\n")
     settings, _ = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
-                        "sandbox": {"backend": "none"}, "max_candidates": 5, "warm_workers": 0})
+                        "sandbox": {"backend": "none"}, "max_candidates": 3})
     outcome = FixSession(work, settings).run()
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message
     if outcome.status is Status.GAVE_UP:
