@@ -98,3 +98,42 @@ def test_dependency_note_only_when_every_failure_ends_outside_the_project() -> N
     inside = Result("t::b", "failed", frames=(Frame("m.py", 2, "f"),))
     assert "dependency" in dependency_note(Report((outside,)), ())
     assert dependency_note(Report((outside, inside)), ()) == ""
+
+
+class FakeCoverage:
+    """A scripted coverage runner: fixed per-test lines, fixed outcomes."""
+
+    def __init__(self, spectra: dict[str, dict[str, frozenset[int]]], failed: tuple[str, ...]) -> None:
+        self.spectra = spectra
+        self.failed = failed
+
+    def coverage(self, select=()):  # type: ignore[no-untyped-def]
+        results = tuple(Result(t, "failed" if t in self.failed else "passed") for t in self.spectra)
+        return Report(results), self.spectra
+
+
+def test_spectrum_localizer_blends_and_ignores_unrelated_failures() -> None:
+    from fixloop.repair.localize import SpectrumLocalizer
+
+    src = "def f(a):\n    b = a + 1\n    return b * 2\n\n\ndef g(a):\n    return a\n"
+    spectra = {
+        "tests/test_m.py::t_fail": {"m.py": frozenset({2, 3})},
+        "tests/test_m.py::t_pass": {"m.py": frozenset({2})},
+        "tests/test_m.py::t_other_broken": {"m.py": frozenset({3, 7})},
+    }
+    target = Result("tests/test_m.py::t_fail", "failed", frames=(Frame("m.py", 3, "f"),))
+    loc = SpectrumLocalizer(FakeCoverage(spectra, ("tests/test_m.py::t_fail", "tests/test_m.py::t_other_broken")),
+                            lambda p: p.startswith("tests/"))
+    suspects = loc.localize(Report((target,)), {"m.py": src}, ("tests/test_m.py::t_fail",))
+    assert loc.tool == "spectrum"
+    assert (suspects[0].path, suspects[0].line) == ("m.py", 3)
+    assert ("m.py", 7) not in {(s.path, s.line) for s in suspects}  # only an unrelated failure ran it
+
+
+def test_spectrum_localizer_falls_back_to_tracebacks_without_coverage() -> None:
+    from fixloop.repair.localize import SpectrumLocalizer
+
+    target = Result("tests/test_m.py::t", "failed", frames=(Frame("m.py", 2, "f"),))
+    loc = SpectrumLocalizer(FakeCoverage({}, ()), lambda p: p.startswith("tests/"))
+    suspects = loc.localize(Report((target,)), {"m.py": "def f():\n    return 1\n"}, ("tests/test_m.py::t",))
+    assert loc.tool == "traceback" and suspects[0].line == 2

@@ -131,6 +131,9 @@ class SpectrumLocalizer:
         except OSError:
             return ranked
         failing = set(target_tests) or {r.nodeid for r in report.failed}
+        # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
+        other_failures = {r.nodeid for r in run.failed} - failing
+        spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}
         scores = ochiai(spectra, failing, lambda p: p in sources and not self.is_test_file(p))
         if not scores:
             self.tool = "traceback"
