@@ -106,7 +106,6 @@ class WarmPool:
         self.idle: queue.Queue[WarmWorker] = queue.Queue()
         for w in workers:
             self.idle.put(w)
-        self.killed = 0  # candidates that hung or blew a limit and were killed
 
     @property
     def alive(self) -> bool:
@@ -127,8 +126,6 @@ class WarmPool:
         finally:
             if worker.alive:
                 self.idle.put(worker)
-        if report.timed_out or "worker:" in report.output_tail:
-            self.killed += 1
         return report
 
     def close(self) -> None:
