@@ -74,3 +74,10 @@ def test_assertion_values_steer_literal_changes() -> None:
 
 def test_templates_ignore_unrelated_errors() -> None:
     assert fixes("def f():\n    return 1\n", 2, "ValueError", "bad") == []
+
+
+def test_assertion_values_reach_module_constants_the_line_reads() -> None:
+    src = "UNITS = {'h': 60, 'm': 60}\nOTHER = 7\n\n\ndef seconds(n, unit):\n    return n * UNITS[unit]\n"
+    found = [a for op, a in fixes(src, 6, "AssertionError", "assert 60 == 3600")]
+    assert "UNITS = {'h': 3600, 'm': 60}\nOTHER = 7\n\n\ndef seconds(n, unit):\n    return n * UNITS[unit]\n" in found
+    assert not any("OTHER = 3547" in a for a in found)

@@ -196,9 +196,7 @@ def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Itera
     actual, expected = pair
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (actual, expected)) or actual == expected:
         return
-    for node in walk(root):
-        if node.type not in ("integer", "float") or node.start_point[0] + 1 != site.line:
-            continue
+    for node in _literals_feeding(root, site.line):
         try:
             value = ast.literal_eval(text_of(node))
         except (ValueError, SyntaxError):
@@ -212,6 +210,18 @@ def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Itera
             if new != value and new >= 0:
                 yield Fix(site.path, (TextEdit(off.char(node.start_byte), off.char(node.end_byte), repr(new)),),
                           "assert_literal", f"{value} -> {new} (expected {expected!r}, got {actual!r})", site.score)
+
+
+def _literals_feeding(root: Node, line: int) -> list[Node]:
+    """Number literals on the line, and in module-level constants the line reads (`UNITS = {"h": 60}`)."""
+    used = {text_of(n) for n in walk(root) if n.type == "identifier" and n.start_point[0] + 1 == line}
+    out = [n for n in walk(root) if n.type in ("integer", "float") and n.start_point[0] + 1 == line]
+    for stmt in root.named_children:
+        assign = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else None
+        left = assign.child_by_field_name("left") if assign is not None and assign.type == "assignment" else None
+        if left is not None and text_of(left) in used:
+            out.extend(n for n in walk(assign) if n.type in ("integer", "float"))  # type: ignore[arg-type]
+    return out
 
 
 def expected_actual(message: str) -> tuple[object, object] | None:
