@@ -170,3 +170,10 @@ def test_replace_identifier_tries_look_alike_names_first() -> None:
     node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (4, 16))
     variants = list(ops.replace_identifier(node, off))
     assert variants[0].summary == "dy -> dx" and variants[0].weight > variants[-1].weight
+
+
+def test_replace_identifier_prefers_a_name_of_the_same_role() -> None:
+    src = "def merge(a, b):\n    out = []\n    i = j = 0\n    out.extend(b[i:])\n"
+    off = Offsets(src)
+    node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (3, 17))
+    assert next(iter(ops.replace_identifier(node, off))).summary == "i -> j"

@@ -181,7 +181,12 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     old = text_of(node)
     # A wrong variable is usually a look-alike (i/j, dx/dy, low/high): those first and weighted up.
-    names = sorted((n for n in names_in_scope(node)[:12] if n != old), key=lambda n: -_likeness(old, n))
+    fn = enclosing(node, "function_definition")
+    params = fn.child_by_field_name("parameters") if fn is not None else None
+    param_names = {text_of(p).split(":")[0].split("=")[0].strip() for p in params.named_children} if params else set()
+    # Same role (parameter or local) counts too: a wrong index `i` is meant to be `j`, not a parameter.
+    names = sorted((n for n in names_in_scope(node)[:12] if n != old),
+                   key=lambda n: -(_likeness(old, n) + (0.3 if (n in param_names) == (old in param_names) else 0.0)))
     for rank, name in enumerate(names):
         yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", 1.0 if rank < 2 else 0.6)
 
