@@ -132,3 +132,21 @@ def test_read_ahead_prefetches_only_checked_candidates_and_keeps_the_order() -> 
     assert outcome.patch.changes[0].after == SMALL
     assert BIG not in runner.prefetched and SAME in runner.prefetched and SMALL in runner.prefetched
     assert [a.status for a in outcome.attempts] == ["unsafe", "failed", "plausible"]
+
+
+def test_an_adaptive_proposer_is_not_asked_again_after_a_fix() -> None:
+    class Model(Scripted):
+        adaptive = True
+
+        def __init__(self, afters: list[str]) -> None:
+            super().__init__(afters)
+            self.asked = 0
+
+        def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+            for patch in super().propose(ctx):
+                self.asked += 1
+                yield patch
+
+    model = Model([BIG, SMALL])
+    outcome = drive(run(Task(Path(".")), Ports(runner=ScriptedRunner({BIG, SMALL}), proposers=[model]), "r3"))
+    assert outcome.patch.changes[0].after == BIG and model.asked == 1

@@ -124,9 +124,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             if stop:
                 break
             if winner is not None:
-                # Overfitting guard: look a little further for a smaller patch that also passes everything.
+                # Overfitting guard: look a little further for a smaller patch that also passes everything
+                # (never by asking a model again: that costs tokens).
                 s.lookahead += 1
-                if s.lookahead > task.limits.plausible_lookahead:
+                if proposer.adaptive or s.lookahead > task.limits.plausible_lookahead:
                     break
                 if patch_size(patch) >= patch_size(winner):
                     continue
