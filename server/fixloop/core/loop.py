@@ -124,10 +124,9 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             if stop:
                 break
             if winner is not None:
-                # Overfitting guard: look a little further for a smaller patch that also passes everything
-                # (never by asking a model again: that costs tokens).
+                # Overfitting guard: look a little further for a smaller patch that also passes everything.
                 s.lookahead += 1
-                if proposer.adaptive or s.lookahead > task.limits.plausible_lookahead:
+                if s.lookahead > task.limits.plausible_lookahead:
                     break
                 if patch_size(patch) >= patch_size(winner):
                     continue
@@ -175,6 +174,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 if ports.memory is not None:
                     ports.memory.record_attempt(run_id, attempt, ctx)
                 winner = _smallest(s.plausible)
+                if proposer.adaptive:
+                    break  # never ask a model for more after a fix: that costs tokens
                 continue
 
             reflection = _reflect(proposer, attempt, ctx, targets)
