@@ -57,7 +57,7 @@ def test_key_error_uses_get_with_a_default_in_scope() -> None:
     assert "def setting(cfg, key, default=None):\n    return cfg.get(key, default)\n" in found
 
 
-def test_recursion_error_base_case_prefers_nothing_but_parses() -> None:
+def test_recursion_error_inserts_a_base_case() -> None:
     src = 'def digit_sum(n):\n    """Doc."""\n    return n % 10 + digit_sum(n // 10)\n'
     frames = tuple(Frame("m.py", 3, "digit_sum") for _ in range(5))
     found = [a for op, a in fixes(src, 3, "RecursionError", "maximum recursion depth exceeded", frames)]
