@@ -81,6 +81,8 @@ class Settings:
     allow_test_edits: bool = False
     offline: bool = False
     pytest_args: tuple[str, ...] = ()
+    warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
+    plausible_lookahead: int = Limits.plausible_lookahead
     llm: LLMSettings = field(default_factory=LLMSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
@@ -91,6 +93,7 @@ class Settings:
             max_iterations=self.max_iterations, max_candidates=self.max_candidates, wall_seconds=self.wall_seconds,
             breaker_repeats=self.breaker_repeats, test_timeout=self.test_timeout,
             per_test_timeout=self.per_test_timeout, max_tokens=self.max_tokens, max_cost_usd=self.max_cost_usd,
+            plausible_lookahead=self.plausible_lookahead,
         )
 
 

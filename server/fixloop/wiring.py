@@ -13,7 +13,7 @@ from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
-from .repair.localize import TracebackLocalizer
+from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety.check import PatchSafety
@@ -26,7 +26,7 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
-                        task.overlays, settings.pytest_args)
+                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
 
 
 def with_api_key(settings: Settings, api_key: str) -> Settings:
@@ -57,7 +57,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     return Ports(
         runner=runner,
         proposers=make_proposers(settings, cancelled),
-        localizer=TracebackLocalizer(is_test_file),
+        localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
         memory=None,
         is_test_file=guard,
