@@ -1,8 +1,8 @@
 """A small stand-in for the fixloop language server, speaking docs/protocol.md.
 
 Used by the plugin tests for what the real server cannot be made to do on purpose: announce another
-protocol version, or crash. Its "fix" is fixed: in inventory/pricing.py, `    if (` -> `    if not ((`
-and `    ):` -> `    )):` (two hunks), like the real engine's fix of the two_hunks fixture.
+protocol version, or crash. Its "fix" is fixed: the two lines of REWRITES in inventory/pricing.py
+(two hunks), like the real engine's fix of the two_hunks fixture.
 
     python stub_server.py [--protocol N] [--crash-on-fix] [--exit-at-start]
 """
@@ -48,7 +48,10 @@ server = LanguageServer("fixloop", "0.0.0-stub", protocol_cls=HandshakeProtocol)
 runs: dict[str, dict[str, Any]] = {}
 order: list[str] = []
 
-REWRITES = {"    if (\n": "    if not ((\n", "    ):\n": "    )):\n"}
+REWRITES = {
+    "    if (subtotal >= FREE_SHIPPING_FROM\n": "    if not ((subtotal >= FREE_SHIPPING_FROM\n",
+    "            or member):\n": "            or member)):\n",
+}
 
 
 def _hunks(path: Path) -> list[dict[str, Any]]:
@@ -70,7 +73,11 @@ async def fix(ls: LanguageServer, *args: Any) -> dict[str, Any]:
         import os
         os._exit(3)
     run_id = uuid.uuid4().hex[:8]
-    summary = {"run_id": run_id, "status": "fixed", "message": "fixed by stub/negate_condition",
+    arg = args[0] if args else {}
+    position = arg.get("position") or {}
+    # What the client asked for, so tests can check the command's arguments.
+    asked = f"scope={arg.get('scope')} uri={arg.get('uri')} line={position.get('line')} character={position.get('character')}"
+    summary = {"run_id": run_id, "status": "fixed", "message": f"fixed by stub/negate_condition ({asked})",
                "diff": "", "files_changed": ["inventory/pricing.py"], "candidates_evaluated": 1, "test_runs": 3,
                "tokens": 0, "cost_usd": 0.0, "wall_seconds": 0.1,
                "hunks": _hunks(root[0] / "inventory" / "pricing.py")}

@@ -8,8 +8,8 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.open_attached(pricing)
   local src = vim.api.nvim_get_current_buf()
   local before = vim.api.nvim_buf_get_lines(src, 0, -1, false)
-  local first = vim.fn.index(before, '    if (') -- 0-based lines of the two hunks
-  local second = vim.fn.index(before, '    ):')
+  local first = vim.fn.index(before, '    if (subtotal >= FREE_SHIPPING_FROM') -- 0-based lines of the two hunks
+  local second = vim.fn.index(before, '            or member):')
   H.truthy(first > 0 and second > first, 'fixture lines')
   vim.cmd('FixloopFix')
   H.wait(10000, function()
@@ -20,7 +20,7 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.eq(2, #view.ranges, 'hunks shown')
   local text = table.concat(vim.api.nvim_buf_get_lines(review, 0, -1, false), '\n')
   H.contains(text, ('@@ -%d,1 +%d,1 @@ [pending] inventory/pricing.py#0'):format(first + 1, first + 1))
-  H.contains(text, '-    if (\n+    if not ((')
+  H.contains(text, '-    if (subtotal >= FREE_SHIPPING_FROM\n+    if not ((subtotal >= FREE_SHIPPING_FROM')
   H.contains(text, ' ' .. before[first], 'context line') -- the line before the hunk, from the file
   -- Cursor starts on the first hunk: accept it.
   H.eq(view.ranges[1].first, vim.api.nvim_win_get_cursor(0)[1], 'cursor on the first hunk')
@@ -28,7 +28,8 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.wait(5000, function()
     return view.summary.hunks[1].state == 'accepted'
   end, 'hunk 0 accepted')
-  H.eq('    if not ((', vim.api.nvim_buf_get_lines(src, first, first + 1, false)[1], 'accepted hunk in the buffer')
+  H.eq('    if not ((subtotal >= FREE_SHIPPING_FROM', vim.api.nvim_buf_get_lines(src, first, first + 1, false)[1],
+    'accepted hunk in the buffer')
   -- Next hunk, reject it.
   vim.api.nvim_feedkeys(']h', 'x', false)
   H.eq(view.ranges[2].first, vim.api.nvim_win_get_cursor(0)[1], 'cursor on the second hunk')
@@ -36,7 +37,8 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.wait(5000, function()
     return view.summary.hunks[2].state == 'rejected'
   end, 'hunk 1 rejected')
-  H.eq('    ):', vim.api.nvim_buf_get_lines(src, second, second + 1, false)[1], 'rejected hunk not in the buffer')
+  H.eq('            or member):', vim.api.nvim_buf_get_lines(src, second, second + 1, false)[1],
+    'rejected hunk not in the buffer')
   H.wait_message(2000, '1 accepted, 1 rejected')
   -- A decided hunk cannot be decided again.
   vim.api.nvim_feedkeys('a', 'x', false)
@@ -47,7 +49,7 @@ H.test('FixloopFix opens the review; a/r decide per hunk; the buffer changes onl
   H.eq(src, vim.api.nvim_get_current_buf(), '<CR> opens the source buffer')
   H.eq(second + 1, vim.api.nvim_win_get_cursor(0)[1], '<CR> puts the cursor on the hunk')
   local after = vim.api.nvim_buf_get_lines(src, 0, -1, false)
-  before[first + 1] = '    if not (('
+  before[first + 1] = '    if not ((subtotal >= FREE_SHIPPING_FROM'
   H.eq(before, after, 'whole buffer')
 end)
 
@@ -82,6 +84,23 @@ H.test('progress reaches LspProgress, vim.lsp.status() and status()', function()
   local log = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   H.contains(log, 'progress: run: candidate 1', 'log')
   H.contains(log, 'run fixed', 'log')
+end)
+
+H.test(':FixloopFixTest sends the cursor position; :FixloopFix file the file scope', function()
+  require('fixloop').setup({ cmd = H.stub_cmd(), open_review_on_fix = false })
+  local test_file = root .. '/tests/test_pricing.py'
+  H.open_attached(test_file)
+  local line = vim.fn.search('def test_members_ship_free')
+  vim.api.nvim_win_set_cursor(0, { line + 1, 4 })
+  vim.cmd('FixloopFixTest')
+  local m = H.wait_message(10000, 'run fixed')
+  H.contains(m.msg, ('scope=position uri=%s line=%d character=4'):format(vim.uri_from_fname(test_file), line))
+  H.messages = {}
+  vim.cmd('FixloopFix file')
+  H.contains(H.wait_message(10000, 'run fixed').msg, 'scope=file uri=' .. vim.uri_from_fname(test_file))
+  H.messages = {}
+  vim.cmd('FixloopFix')
+  H.contains(H.wait_message(10000, 'run fixed').msg, 'scope=workspace')
 end)
 
 H.run()
