@@ -62,6 +62,9 @@ class DiagnosticsSettings:
     safety: bool = True
     memory: bool = True
     max_file_bytes: int = 1_000_000
+    debounce_ms: int = 20  # wait this long after the last change before checking a document
+    incremental: bool = True  # reuse the previous syntax tree when a document changes
+    bandit_on_save: bool = True
 
 
 @dataclass(frozen=True)
