@@ -91,6 +91,9 @@ class Reviewer:
         states, _ = proposal.get(None, (PENDING,))
         annotate = self._annotations_supported()
         result = await self._apply(proposal, states, confirm=annotate, label=f"fixloop: fix {proposal.run_id}")
+        if result.conflicts:
+            self.server.show(t.MessageType.Warning, "fixloop: not offered, you changed these lines during the run: "
+                             + "; ".join(h.message for h in result.conflicts))
         if result.failure:
             return result
         for h in result.taken:
