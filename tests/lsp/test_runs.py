@@ -29,17 +29,18 @@ def write(tmp_path: Path, files: dict[str, str], name: str = "slow_ws") -> Path:
 
 
 def processes_under(path: Path) -> list[str]:
-    """Command lines of live processes that mention `path` (sandboxed pytest left behind)."""
+    """Live processes working inside `path` or naming it (sandboxed pytest left behind)."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if str(path) in cmdline and "pytest" in cmdline:
-            found.append(cmdline)
+        if cwd.startswith(str(path)) or str(path) in cmdline:
+            found.append(f"{pid}: {cmdline}")
     return found
 
 

@@ -139,7 +139,10 @@ class RunManager:
                                                                                   cancellable=True))
 
         def on_event(event: Event) -> None:  # called on the worker thread
-            loop.call_soon_threadsafe(report, event)
+            try:
+                loop.call_soon_threadsafe(report, event)
+            except RuntimeError:  # the event loop is gone: the client disconnected, the run is cancelled
+                pass
 
         assert server.root is not None
         active.done = loop.create_future()
