@@ -83,7 +83,7 @@ def main() -> int:
     holder: dict[str, Any] = {}
     provider = None
     if memory is not None:
-        provider = FakeMemory(memory, lambda: holder["server"].root, lambda: holder["server"].config.settings.memory)
+        provider = FakeMemory(memory, lambda: holder["server"].root, lambda: holder["server"].config.settings)
     server = build_server(provider=provider, **({"session_factory": factory} if factory else {}))
     holder["server"] = server
     return serve(server, sys.argv[1:])

@@ -13,7 +13,6 @@ from urllib.parse import unquote
 from lsprotocol import types as t
 
 from ..core.model import Finding
-from .parsing import Trees
 from .paths import BadInput, is_python, relative_path
 from .providers import DiagnosticsProvider, MemoryPattern
 
@@ -30,13 +29,14 @@ class DiagnosticsEngine:
     def __init__(self, server: "FixloopServer", provider: DiagnosticsProvider) -> None:
         self.server = server
         self.provider = provider
-        self.trees = Trees()
         self._rules = ThreadPoolExecutor(1, thread_name_prefix="fixloop-diagnostics")
+        self._memory = ThreadPoolExecutor(1, thread_name_prefix="fixloop-memory")
         self._bandit = ThreadPoolExecutor(1, thread_name_prefix="fixloop-bandit")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._parts: dict[str, dict[str, list[t.Diagnostic]]] = {}
         self.patterns: dict[str, list[MemoryPattern]] = {}
         self._skipped: set[str] = set()
+        self._paths: dict[str, str] = {}
         self.published = 0
 
     # ---- document events ---------------------------------------------------------------------
@@ -67,7 +67,9 @@ class DiagnosticsEngine:
         self._parts.pop(uri, None)
         self.patterns.pop(uri, None)
         self._skipped.discard(uri)
-        self._rules.submit(self.trees.forget, uri)
+        path = self._paths.pop(uri, None)
+        if path is not None:
+            self._rules.submit(self.provider.closed, path)
         self.server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def refresh_all(self) -> None:
@@ -76,6 +78,7 @@ class DiagnosticsEngine:
 
     def close(self) -> None:
         self._rules.shutdown(wait=False, cancel_futures=True)
+        self._memory.shutdown(wait=False, cancel_futures=True)
         self._bandit.shutdown(wait=False, cancel_futures=True)
 
     # ---- checking ----------------------------------------------------------------------------
@@ -91,19 +94,21 @@ class DiagnosticsEngine:
         settings = self.server.config.settings.diagnostics
         inside = self.server.root is not None and not Path(path).is_absolute()
 
-        def compute() -> dict[str, list[t.Diagnostic]]:
-            self.trees.update(uri, text, settings.incremental)
-            parts: dict[str, list[t.Diagnostic]] = {"safety": [], "memory": []}
+        self._paths[uri] = path
+
+        def safety() -> dict[str, list[t.Diagnostic]]:
+            found = self.provider.safety(path, text) if settings.safety else []
             lines = text.splitlines()
-            if settings.safety:
-                parts["safety"] = [to_diagnostic(f, lines, SAFETY, self._units) for f in
-                                   self.provider.safety(path, text)]
+            return {"safety": [to_diagnostic(f, lines, SAFETY, self._units) for f in found]}
+
+        def memory() -> dict[str, list[t.Diagnostic]]:
             patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
             self.patterns[uri] = patterns
-            parts["memory"] = [memory_diagnostic(p, lines, self._units) for p in patterns]
-            return parts
+            lines = text.splitlines()
+            return {"memory": [memory_diagnostic(p, lines, self._units) for p in patterns]}
 
-        self._submit(self._rules, uri, version, compute)
+        self._submit(self._rules, uri, version, safety)
+        self._submit(self._memory, uri, version, memory)
 
     def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None,
                 work: Callable[[], dict[str, list[t.Diagnostic]]]) -> None:
@@ -171,23 +176,28 @@ class DiagnosticsEngine:
         return self.server.review._units()
 
 
-def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int]) -> t.Range:
-    """The text of 1-based lines [line, end_line], without leading indentation."""
+def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int],
+               column: int = 0, end_column: int = 0) -> t.Range:
+    """1-based lines [line, end_line] from `column` (default: after the indentation) to `end_column`
+    (default: the end of the line), in the client's position units."""
     first = max(0, min(line - 1, len(lines) - 1)) if lines else 0
     last = max(first, min((end_line or line) - 1, len(lines) - 1)) if lines else 0
     head = lines[first] if lines else ""
-    indent = len(head) - len(head.lstrip())
+    start = column if column else len(head) - len(head.lstrip())
     tail = lines[last] if lines else ""
-    return t.Range(t.Position(first, units(head[:indent])), t.Position(last, units(tail)))
+    end = end_column if end_column and (last > first or end_column > start) else len(tail)
+    return t.Range(t.Position(first, units(head[:start])), t.Position(last, units(tail[:end])))
 
 
 def to_diagnostic(f: Finding, lines: list[str], source: str, units: Callable[[str], int]) -> t.Diagnostic:
-    return t.Diagnostic(range=line_range(lines, f.line, None, units), message=f.message, source=source,
+    rng = line_range(lines, f.line, getattr(f, "end_line", 0) or None, units,
+                     getattr(f, "column", 0), getattr(f, "end_column", 0))
+    return t.Diagnostic(range=rng, message=f.message, source=source,
                         code=f.code, severity=SEVERITY.get(f.severity, t.DiagnosticSeverity.Warning))
 
 
 def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Callable[[str], int]) -> t.Diagnostic:
-    rng = line_range(lines, p.line, p.end_line, units)
+    rng = line_range(lines, p.line, p.end_line, units, p.column, p.end_column)
     related = None
     if p.related_uri:
         at = t.Position(max(0, p.related_line - 1), 0)

@@ -11,7 +11,8 @@ from urllib.parse import unquote
 
 from lsprotocol import types as t
 
-from ..core.model import Outcome, Patch, Status
+from ..core.model import FileChange, Outcome, Patch, Status
+from ..core.patch import apply_hunks
 from .paths import BadInput, read_disk_text, uri_for
 from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, line_offsets, place,
                      position_at, proposal_from, summary_hunks, taken)
@@ -140,7 +141,9 @@ class Reviewer:
     def _decide(self, proposal: Proposal, h: HunkState, state: str) -> None:
         h.state, h.message = state, ""
         try:
-            self.server.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED)
+            before = proposal.before[h.hunk.path]
+            patch = Patch((FileChange(h.hunk.path, before, apply_hunks(before, [h.hunk])),), "review", "hunk")
+            self.server.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, patch)
         except Exception:  # the memory is best effort: a decision is never lost for the user
             log.exception("recording a review decision failed")
 

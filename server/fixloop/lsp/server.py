@@ -52,7 +52,7 @@ class FixloopServer(LanguageServer):
         self.pending_problems: list[str] = []
         self.runs = RunManager(self, session_factory)
         self.review = Reviewer(self)
-        default = DefaultProviders(lambda: self.root, lambda: self.config.settings.memory)
+        default = DefaultProviders(lambda: self.root, lambda: self.config.settings)
         self.diagnostics = DiagnosticsEngine(self, provider or default)
         self.recorder: DecisionRecorder = recorder or RunDirRecorder(lambda: self.root, provider or default)
 
@@ -99,13 +99,9 @@ def _workspace_root(params: t.InitializeParams) -> Path | None:
 def _warm_up() -> None:
     """Load the grammar (and the safety rules, when present) before the first document needs them."""
     try:
-        from .parsing import _parser
+        from ..safety import rules
 
-        _parser().parse(b"pass\n")
-        import importlib.util
-
-        if importlib.util.find_spec("fixloop.safety.rules") is not None:
-            import fixloop.safety.rules  # noqa: F401
+        rules.scan("import os\nos.system('true')\n")
     except Exception:
         log.exception("warm-up failed")
 
