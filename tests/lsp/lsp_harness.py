@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Union
 
 import pytest
 import pytest_lsp
@@ -111,6 +111,12 @@ def apply_text_edits(text: str, edits: list[Any]) -> str:
 
 def make_client() -> LanguageClient:
     client = pytest_lsp.make_test_lsp_client()
+    # lsprotocol reads any code action that has a `command` as a bare Command (losing kind and
+    # diagnostics); editors tell them apart by whether `command` is a string. Do the same.
+    converter = client.protocol._converter
+    converter.register_structure_hook(
+        Union[t.Command, t.CodeAction],
+        lambda obj, _: converter.structure(obj, t.Command if isinstance(obj.get("command"), str) else t.CodeAction))
     client.editor = None  # type: ignore[attr-defined]
     client.notifications = []  # type: ignore[attr-defined]
 
