@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SAFETY, MEMORY = "fixloop-safety", "fixloop-memory"
-SEVERITY = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity.Warning,
-            "info": t.DiagnosticSeverity.Information, "hint": t.DiagnosticSeverity.Hint}
+SEVERITY = {"error": 1, "warning": 2, "info": 3, "hint": 4}  # LSP DiagnosticSeverity
+Parts = dict[str, list[dict[str, Any]]]  # "safety" | "bandit" | "memory" -> diagnostics as JSON
 
 
 class DiagnosticsEngine:
@@ -33,10 +33,11 @@ class DiagnosticsEngine:
         self._memory = ThreadPoolExecutor(1, thread_name_prefix="fixloop-memory")
         self._bandit = ThreadPoolExecutor(1, thread_name_prefix="fixloop-bandit")
         self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._parts: dict[str, dict[str, list[t.Diagnostic]]] = {}
+        self._parts: dict[str, Parts] = {}
         self.patterns: dict[str, list[MemoryPattern]] = {}
         self._skipped: set[str] = set()
         self._paths: dict[str, str] = {}
+        self._sent: set[str] = set()
         self.published = 0
 
     # ---- document events ---------------------------------------------------------------------
@@ -65,12 +66,13 @@ class DiagnosticsEngine:
         if timer is not None:
             timer.cancel()
         self._parts.pop(uri, None)
+        self._sent.discard(uri)
         self.patterns.pop(uri, None)
         self._skipped.discard(uri)
         path = self._paths.pop(uri, None)
         if path is not None:
             self._rules.submit(self.provider.closed, path)
-        self.server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._send(uri, [], None)
 
     def refresh_all(self) -> None:
         for uri in list(self.server.workspace.text_documents):
@@ -86,9 +88,8 @@ class DiagnosticsEngine:
         self._timers.pop(uri, None)
         target = self._target(uri)
         if target is None:
-            if uri in self._parts:
-                self._parts.pop(uri)
-                self._publish(uri, None, {})
+            if self._parts.pop(uri, None):
+                self._send(uri, [], None)
             return
         path, text, version = target
         settings = self.server.config.settings.diagnostics
@@ -96,12 +97,12 @@ class DiagnosticsEngine:
 
         self._paths[uri] = path
 
-        def safety() -> dict[str, list[t.Diagnostic]]:
+        def safety() -> Parts:
             found = self.provider.safety(path, text) if settings.safety else []
             lines = text.splitlines()
             return {"safety": [to_diagnostic(f, lines, SAFETY, self._units) for f in found]}
 
-        def memory() -> dict[str, list[t.Diagnostic]]:
+        def memory() -> Parts:
             patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
             self.patterns[uri] = patterns
             lines = text.splitlines()
@@ -110,11 +111,10 @@ class DiagnosticsEngine:
         self._submit(self._rules, uri, version, safety)
         self._submit(self._memory, uri, version, memory)
 
-    def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None,
-                work: Callable[[], dict[str, list[t.Diagnostic]]]) -> None:
+    def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None, work: Callable[[], Parts]) -> None:
         loop = asyncio.get_running_loop()
 
-        def done(f: Future[dict[str, list[t.Diagnostic]]]) -> None:
+        def done(f: Future[Parts]) -> None:
             if f.cancelled():
                 return
             if f.exception() is not None:
@@ -130,20 +130,35 @@ class DiagnosticsEngine:
         except RuntimeError:  # the pool is shut down
             pass
 
-    def _publish(self, uri: str, version: int | None, parts: dict[str, list[t.Diagnostic]]) -> None:
+    def _publish(self, uri: str, version: int | None, parts: Parts) -> None:
+        """Publish the union of the parts, when a part changed. Diagnostics are plain JSON-ready
+        dicts: a 2,000-line file has hundreds, and converting lsprotocol objects costs more than finding them."""
         doc = self.server.workspace.text_documents.get(uri)
         if doc is None:
             return
-        if version is not None and doc.version is not None and doc.version != version and uri in self._timers:
+        if version is not None and doc.version is not None and version < doc.version and uri in self._timers:
             return  # a newer check is on its way
         current = self._parts.setdefault(uri, {})
+        if all(current.get(k) == v for k, v in parts.items()) and uri in self._sent:
+            return
         current.update(parts)
         if not self.server.config.settings.diagnostics.safety:
             current.pop("bandit", None)
         items = [d for key in ("safety", "bandit", "memory") for d in current.get(key, [])]
+        self._sent.add(uri)
         self.published += 1
-        self.server.text_document_publish_diagnostics(
-            t.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=doc.version))
+        self._send(uri, items, version)
+
+    def _send(self, uri: str, items: list[dict[str, Any]], version: int | None) -> None:
+        params: dict[str, Any] = {"uri": uri, "diagnostics": items}
+        if version is not None:
+            params["version"] = version
+        send = getattr(self.server.protocol, "_send_data", None)
+        if send is None:  # pygls changed: fall back to typed objects
+            self.server.text_document_publish_diagnostics(
+                self.server.protocol._converter.structure(params, t.PublishDiagnosticsParams))
+            return
+        send({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
 
     def _target(self, uri: str) -> tuple[str, str, int | None] | None:
         """(path, text, version) of a document we check, or None (not a Python file on disk, too big)."""
@@ -167,7 +182,7 @@ class DiagnosticsEngine:
         self._skipped.discard(uri)
         return path, text, doc.version
 
-    def _bandit_part(self, path: str, text: str) -> list[t.Diagnostic]:
+    def _bandit_part(self, path: str, text: str) -> list[dict[str, Any]]:
         lines = text.splitlines()
         return [to_diagnostic(f, lines, SAFETY, self._units) for f in self.provider.bandit(path, text)]
 
@@ -177,32 +192,32 @@ class DiagnosticsEngine:
 
 
 def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int],
-               column: int = 0, end_column: int = 0) -> t.Range:
+               column: int = 0, end_column: int = 0) -> dict[str, Any]:
     """1-based lines [line, end_line] from `column` (default: after the indentation) to `end_column`
-    (default: the end of the line), in the client's position units."""
+    (default: the end of the line), as an LSP range in the client's position units."""
     first = max(0, min(line - 1, len(lines) - 1)) if lines else 0
     last = max(first, min((end_line or line) - 1, len(lines) - 1)) if lines else 0
     head = lines[first] if lines else ""
     start = column if column else len(head) - len(head.lstrip())
     tail = lines[last] if lines else ""
     end = end_column if end_column and (last > first or end_column > start) else len(tail)
-    return t.Range(t.Position(first, units(head[:start])), t.Position(last, units(tail[:end])))
+    return {"start": {"line": first, "character": units(head[:start])},
+            "end": {"line": last, "character": units(tail[:end])}}
 
 
-def to_diagnostic(f: Finding, lines: list[str], source: str, units: Callable[[str], int]) -> t.Diagnostic:
+def to_diagnostic(f: Finding, lines: list[str], source: str, units: Callable[[str], int]) -> dict[str, Any]:
     rng = line_range(lines, f.line, getattr(f, "end_line", 0) or None, units,
                      getattr(f, "column", 0), getattr(f, "end_column", 0))
-    return t.Diagnostic(range=rng, message=f.message, source=source,
-                        code=f.code, severity=SEVERITY.get(f.severity, t.DiagnosticSeverity.Warning))
+    return {"range": rng, "message": f.message, "source": source, "code": f.code,
+            "severity": SEVERITY.get(f.severity, 2)}
 
 
-def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Callable[[str], int]) -> t.Diagnostic:
-    rng = line_range(lines, p.line, p.end_line, units, p.column, p.end_column)
-    related = None
+def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Callable[[str], int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"range": line_range(lines, p.line, p.end_line, units, p.column, p.end_column),
+                           "message": p.message, "source": MEMORY, "code": "FL-M001", "severity": 3,
+                           "data": {"memory_id": p.memory_id}}
     if p.related_uri:
-        at = t.Position(max(0, p.related_line - 1), 0)
-        related = [t.DiagnosticRelatedInformation(location=t.Location(uri=p.related_uri, range=t.Range(at, at)),
-                                                  message="the past fix")]
-    data: Any = {"memory_id": p.memory_id}
-    return t.Diagnostic(range=rng, message=p.message, source=MEMORY, code="FL-M001",
-                        severity=t.DiagnosticSeverity.Information, related_information=related, data=data)
+        at = {"line": max(0, p.related_line - 1), "character": 0}
+        out["relatedInformation"] = [{"location": {"uri": p.related_uri, "range": {"start": at, "end": at}},
+                                      "message": "the past fix"}]
+    return out

@@ -1,0 +1,220 @@
+"""Language-server numbers, measured over real stdio, printed side by side:
+
+1. `initialize`: request -> response, and process start -> response (target < 0.5 s for the request);
+2. safety + memory diagnostics after a didChange on a 2,000-line file: p50/p95 latency until both
+   parts are published for that version (target p95 < 50 ms), with debounce 0 and the default;
+3. server RSS over 10,000 didChange events (target: flat).
+
+Run: PYTHONPATH=server python bench/lsp_latency.py [--changes 10000] [--samples 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as t
+from pytest_lsp import client_capabilities, make_test_lsp_client
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = ROOT / "tests" / "lsp" / "launch.py"
+HEAVY = ("lancedb", "anthropic", "tree_sitter_python", "bandit", "pyarrow", "pandas")
+
+
+def big_file(lines: int = 2000) -> str:
+    block = ("import os\nimport subprocess\n\n\ndef handler_{i}(cmd, quantity):\n    if quantity > LIMIT:\n"
+             "        os.system(cmd)\n    total = quantity * 2\n    return subprocess.run(cmd, shell=True)\n\n")
+    out, i = [], 0
+    while sum(s.count("\n") for s in out) < lines:
+        out.append(block.format(i=i))
+        i += 1
+    return "LIMIT = 10\n" + "".join(out)
+
+
+class Bench:
+    def __init__(self, workspace: Path, debounce_ms: int, memory_file: Path) -> None:
+        self.workspace, self.debounce_ms, self.memory_file = workspace, debounce_ms, memory_file
+        self.client = make_test_lsp_client()
+        self.waiters: list[tuple[int, int, asyncio.Future[float]]] = []
+        self.seen: dict[int, int] = {}
+        original = self.client.protocol.fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+        def on_publish(params: t.PublishDiagnosticsParams) -> None:
+            original(params)
+            if params.version is None:
+                return
+            self.seen[params.version] = self.seen.get(params.version, 0) + 1
+            for version, needed, fut in list(self.waiters):
+                if version == params.version and self.seen[version] >= needed and not fut.done():
+                    fut.set_result(time.perf_counter())
+
+        self.client.protocol.fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
+
+    async def start(self) -> tuple[float, float]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "FIXLOOP_TEST_MEMORY": str(self.memory_file)}
+        spawned = time.perf_counter()
+        await self.client.start_io(sys.executable, str(LAUNCH), "--stdio", env=env)
+        try:  # any answer (here: method not found) means the process has started and is reading
+            await self.client.protocol.send_request_async("fixloop/ping", None)
+        except Exception:
+            pass
+        sent = time.perf_counter()
+        await self.client.initialize_session(t.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"), root_uri=self.workspace.as_uri(),
+            initialization_options={"settings": {"diagnostics": {"debounce_ms": self.debounce_ms}}}))
+        done = time.perf_counter()
+        return done - sent, done - spawned
+
+    @property
+    def pid(self) -> int:
+        assert self.client._server is not None
+        return self.client._server.pid
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def wait(self, version: int, publishes: int) -> asyncio.Future[float]:
+        fut: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        if self.seen.get(version, 0) >= publishes:
+            fut.set_result(time.perf_counter())
+        self.waiters.append((version, publishes, fut))
+        return fut
+
+    def open(self, uri: str, text: str) -> None:
+        self.client.text_document_did_open(t.DidOpenTextDocumentParams(
+            t.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+
+    def change(self, uri: str, version: int, line: int, old_len: int, new: str) -> None:
+        rng = t.Range(t.Position(line, 0), t.Position(line, old_len))
+        self.client.text_document_did_change(t.DidChangeTextDocumentParams(
+            t.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [t.TextDocumentContentChangePartial(range=rng, text=new)]))
+
+    def edit(self, uri: str, version: int, start: tuple[int, int], end: tuple[int, int], new: str) -> None:
+        rng = t.Range(t.Position(*start), t.Position(*end))
+        self.client.text_document_did_change(t.DidChangeTextDocumentParams(
+            t.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [t.TextDocumentContentChangePartial(range=rng, text=new)]))
+
+    async def stop(self) -> None:
+        await self.client.shutdown_session()
+        await self.client.stop()
+
+
+async def initialize_times(ws: Path, memory: Path, runs: int) -> tuple[list[float], list[float]]:
+    requests, totals = [], []
+    for _ in range(runs):
+        b = Bench(ws, 20, memory)
+        request, total = await b.start()
+        requests.append(request)
+        totals.append(total)
+        await b.stop()
+    return requests, totals
+
+
+async def latency(ws: Path, memory: Path, debounce_ms: int, samples: int) -> list[float]:
+    b = Bench(ws, debounce_ms, memory)
+    await b.start()
+    uri = (ws / "pkg" / "big.py").as_uri()
+    text = (ws / "pkg" / "big.py").read_text()
+    b.open(uri, text)
+    await asyncio.wait_for(b.wait(1, 2), 60)  # first publish: grammar and rules loaded
+    out = []
+    for i in range(samples):
+        version = i + 2
+        # Insert, then remove, a blank line near the top: every finding below moves, so both the
+        # safety and the memory part change and each is published for this version.
+        sent = time.perf_counter()
+        if i % 2 == 0:
+            b.edit(uri, version, (1, 0), (1, 0), "\n")
+        else:
+            b.edit(uri, version, (1, 0), (2, 0), "")
+        got = await asyncio.wait_for(b.wait(version, 2), 30)
+        out.append((got - sent) * 1000)
+    await b.stop()
+    return out
+
+
+async def memory_growth(ws: Path, memory: Path, changes: int) -> list[tuple[int, float]]:
+    b = Bench(ws, 20, memory)
+    await b.start()
+    uri = (ws / "pkg" / "big.py").as_uri()
+    text = (ws / "pkg" / "big.py").read_text()
+    b.open(uri, text)
+    await asyncio.wait_for(b.wait(1, 1), 60)
+    lines = text.splitlines()
+    series = [(0, b.rss_mb())]
+    version = 1
+    for i in range(changes):
+        version += 1
+        line = 5 + 10 * (i % 150)
+        old = lines[line]
+        new = old + " " if not old.endswith(" ") else old.rstrip()
+        lines[line] = new
+        b.change(uri, version, line, len(old), new)
+        if version % 1000 == 1:
+            await asyncio.wait_for(b.wait(version, 1), 60)  # let the server catch up, then sample
+            b.seen.clear()
+            b.waiters.clear()
+            series.append((i + 1, b.rss_mb()))
+    await b.stop()
+    return series
+
+
+def p(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else values[0]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--changes", type=int, default=10_000)
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--inits", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        (ws / "pkg").mkdir(parents=True)
+        (ws / "pkg" / "big.py").write_text(big_file())
+        memory = Path(tmp) / "memory.json"
+        memory.write_text(json.dumps([{"path": "pkg/big.py", "match": "if quantity > LIMIT:", "memory_id": "m1",
+                                       "message": "this shape failed 3 times", "replacement": None}]))
+        lines = (ws / "pkg" / "big.py").read_text().count("\n")
+        print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; file: {lines} lines")
+
+        requests, totals = await initialize_times(ws, memory, args.inits)
+        print(f"initialize: request->response median {statistics.median(requests) * 1000:.0f} ms, "
+              f"max {max(requests) * 1000:.0f} ms (target < 500 ms; ratio {max(requests) / 0.5:.2f}); "
+              f"process spawn (Python + pygls imports) -> response median {statistics.median(totals) * 1000:.0f} ms")
+        probe = ("import sys, fixloop.lsp.server; "
+                 f"print(','.join(m for m in {HEAVY!r} if m in sys.modules) or 'none')")
+        import subprocess
+        heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT / "server")}).stdout.strip()
+        print(f"heavy modules imported by the server module at start-up: {heavy}")
+
+        for debounce in (0, 20):
+            ms = await latency(ws, memory, debounce, args.samples)
+            print(f"diagnostics after didChange (2,000 lines, debounce {debounce} ms, n={len(ms)}): "
+                  f"p50 {p(ms, 50):.1f} ms, p95 {p(ms, 95):.1f} ms, max {max(ms):.1f} ms "
+                  f"(target p95 < 50 ms; ratio {p(ms, 95) / 50:.2f})")
+
+        series = await memory_growth(ws, memory, args.changes)
+        base = series[1][1] if len(series) > 1 else series[0][1]
+        print("RSS over didChange events: " + ", ".join(f"{n}: {mb:.1f} MB" for n, mb in series))
+        print(f"RSS growth after warm-up (first 1,000 changes) to {series[-1][0]} changes: "
+              f"{series[-1][1] - base:+.1f} MB (ratio {series[-1][1] / base:.3f})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
