@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
@@ -20,6 +21,7 @@ from .progress import ProgressState
 if TYPE_CHECKING:
     from ..config import Settings
     from .server import FixloopServer
+    from .settings import ServerConfig
 
 log = logging.getLogger(__name__)
 RUN_FINISHED = "fixloop/runFinished"
@@ -47,6 +49,14 @@ def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
     return FixSession(workspace, settings, scope, overlays)
 
 
+def run_settings(config: "ServerConfig") -> "Settings":
+    """The settings for a run: the editor's API key goes to the model client, in memory only."""
+    settings = config.settings
+    if config.api_key and hasattr(settings.llm, "api_key"):
+        settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=config.api_key))
+    return settings
+
+
 @dataclass
 class Request:
     run_id: str
@@ -61,7 +71,6 @@ class Active:
     thread: threading.Thread | None = None
     done: asyncio.Future[Outcome] | None = None
     cancel_requested: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class RunManager:
@@ -148,7 +157,7 @@ class RunManager:
         active.done = loop.create_future()
         try:
             overlays = request.overlays if request.overlays is not None else self._overlays()
-            session = self.factory(server.root, server.config.settings, request.scope, overlays)
+            session = self.factory(server.root, run_settings(server.config), request.scope, overlays)
         except Exception as e:  # a bad workspace or settings: report, never crash the server
             log.exception("cannot start a fix")
             session = None
