@@ -11,12 +11,15 @@ import logging
 import signal
 import sys
 import threading
+import uuid
 from pathlib import Path
 from typing import Any, Generator, Sequence
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
+from pygls.exceptions import FeatureNotificationError, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import CANCEL_REQUEST
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
@@ -35,6 +38,30 @@ CLEANUP_SECONDS = 30.0
 
 
 class FixloopProtocol(LanguageServerProtocol):
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        """pygls 2.1 keeps a future per handled notification in `_request_futures` and never removes
+        it (about 2 KB per didChange, unbounded). Same handling, but the entry goes when it is done."""
+        if method_name == CANCEL_REQUEST:
+            return super()._handle_notification(method_name, params)
+        try:
+            handler = self._get_handler(method_name)
+        except JsonRpcMethodNotFound:
+            log.debug("ignoring notification %r", method_name)
+            return None
+        msg_id = str(uuid.uuid4())
+
+        def done(future: Any) -> None:
+            if not future.cancelled():  # shutdown cancels while iterating over the dict: leave it then
+                self._request_futures.pop(msg_id, None)
+            self._check_handler_result(future)
+
+        try:
+            self._execute_handler(msg_id=msg_id, handler=handler, args=(params,), callback=done)
+        except Exception as error:
+            log.exception("failed to handle notification %r", method_name)
+            self._server._report_server_error(error, FeatureNotificationError)
+        return None
+
     @lsp_method(t.INITIALIZE)
     def lsp_initialize(self, params: t.InitializeParams) -> Generator[Any, Any, t.InitializeResult]:
         result = yield from super().lsp_initialize(params)
