@@ -116,3 +116,46 @@ async def test_workspace_without_tests(profile: str, tmp_path: Path) -> None:
         with pytest.raises(JsonRpcException, match="no fix to review"):
             await s.command("fixloop.accept", {"run_id": run_id})
         assert s.editor.edits == []
+
+
+async def test_tcp_mode_for_debugging(tmp_path: Path) -> None:
+    """`--tcp HOST:PORT` serves the same protocol on a loopback socket."""
+    import json
+    import socket
+    import sys
+
+    from lsp_harness import LAUNCH, ROOT
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
+    proc = await asyncio.create_subprocess_exec(sys.executable, str(LAUNCH), "--tcp", f"127.0.0.1:{port}", env=env,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the server did not listen")
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}}).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await writer.drain()
+        length = 0
+        while (line := await asyncio.wait_for(reader.readline(), 30)) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        result = json.loads(await reader.readexactly(length))["result"]
+        assert result["serverInfo"]["name"] == "fixloop"
+        assert result["capabilities"]["experimental"] == {"fixloop": {"protocol": 1}}
+        assert "fixloop.fix" in result["capabilities"]["executeCommandProvider"]["commands"]
+        writer.close()
+        assert proc.stdout is not None
+        assert await asyncio.wait_for(proc.stdout.read(1), 20) == b""  # nothing on stdout; it exits
+    finally:
+        proc.kill()
+        await proc.wait()

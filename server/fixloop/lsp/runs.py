@@ -182,6 +182,7 @@ class RunManager:
         if progress:
             server.work_done_progress.end(token, t.WorkDoneProgressEnd(
                 message=f"{summary.get('status')}: {summary.get('message', '')}"))
+            server.work_done_progress.tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
         await server.review.finished(request.run_id, summary, outcome)
 
