@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -157,5 +158,7 @@ async def test_tcp_mode_for_debugging(tmp_path: Path) -> None:
         assert proc.stdout is not None
         assert await asyncio.wait_for(proc.stdout.read(1), 20) == b""  # nothing on stdout; it exits
     finally:
-        proc.kill()
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
         await proc.wait()
