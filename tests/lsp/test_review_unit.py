@@ -1,0 +1,83 @@
+"""The pure review functions: placing hunks in edited text, and reading back which were taken."""
+
+from __future__ import annotations
+
+from fixloop.core.model import FileChange, Patch
+from fixloop.core.patch import hunks
+from fixloop.lsp.parsing import to_bytes
+from fixloop.lsp.review import apply_line_edits, line_edits, line_offsets, place, position_at, proposal_from, taken
+from fixloop.lsp.settings import overlay, parse_options
+
+BEFORE = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n"
+AFTER = "a = 10\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 70\nh = 8\n"
+
+
+def two_hunks() -> list:
+    return list(hunks(FileChange("m.py", BEFORE, AFTER)))
+
+
+def test_place_on_unchanged_text_uses_the_original_lines() -> None:
+    hs = two_hunks()
+    placed, conflicts = place(BEFORE, BEFORE, hs)
+    assert conflicts == {} and [p.start for p in placed] == [0, 6]
+    assert apply_line_edits(BEFORE, line_edits(placed)) == AFTER
+
+
+def test_place_rebases_onto_shifted_text_and_refuses_edited_lines() -> None:
+    hs = two_hunks()
+    current = "# new first line\n" + BEFORE.replace("g = 7\n", "g = 7  # mine\n")
+    placed, conflicts = place(BEFORE, current, hs)
+    assert [p.start for p in placed] == [1]  # hunk #0 moved down one line
+    assert list(conflicts) == ["m.py#1"] and "edited since the run" in conflicts["m.py#1"]
+    assert apply_line_edits(current, line_edits(placed)).startswith("# new first line\na = 10\n")
+
+
+def test_ambiguous_lines_are_a_conflict() -> None:
+    before = "x = 1\ny = 2\n"
+    h = hunks(FileChange("m.py", before, "x = 1\ny = 3\n"))
+    _, conflicts = place(before, "y = 2\nx = 1\ny = 2\n", list(h))
+    assert "occur 2 times" in conflicts["m.py#0"]
+
+
+def test_taken_reads_each_hunk_from_the_document() -> None:
+    hs = two_hunks()
+    placed, _ = place(BEFORE, BEFORE, hs)
+    only_second = apply_line_edits(BEFORE, line_edits(placed[1:]))
+    assert taken(BEFORE, only_second, placed) == {"m.py#0": False, "m.py#1": True}
+    assert taken(BEFORE, AFTER, placed) == {"m.py#0": True, "m.py#1": True}
+    assert taken(BEFORE, BEFORE, placed) == {"m.py#0": False, "m.py#1": False}
+    scribbled = BEFORE.replace("a = 1\n", "a = 99\n")
+    assert taken(BEFORE, scribbled, placed)["m.py#0"] is None  # the user changed it: cannot tell
+
+
+def test_positions_count_lsp_lines_and_client_units() -> None:
+    text = "é\r\nx = '😀'\rlast"
+    utf16 = lambda s: len(s.encode("utf-16-le")) // 2  # noqa: E731
+    assert position_at(text, text.index("x"), utf16) == (1, 0)
+    assert position_at(text, text.index("'", 8) + 1, utf16) == (1, 8)  # the emoji is 2 UTF-16 units
+    assert position_at(text, len(text), len) == (2, 4)
+    assert line_offsets("a\nbb\n") == [0, 2, 5]
+
+
+def test_proposal_hunk_json_follows_the_contract() -> None:
+    proposal = proposal_from("r1", Patch((FileChange("m.py", BEFORE, AFTER),)), lambda rel: f"file:///ws/{rel}")
+    first = proposal.hunks[0].to_json()
+    assert first == {"id": "m.py#0", "path": "m.py", "uri": "file:///ws/m.py", "start_line": 0, "end_line": 1,
+                     "old": "a = 1\n", "new": "a = 10\n", "state": "pending"}
+
+
+def test_settings_parse_with_messages_and_defaults(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixloop]\nmax_iterations = 7\n")
+    config, problems = parse_options({"settings": {"max_cost_usd": -1, "diagnostics": {"memory": False}},
+                                      "review": "client", "apiKey": 5, "extra": 1}, tmp_path)
+    assert config.settings.max_iterations == 7 and config.settings.diagnostics.memory is False
+    assert config.settings.max_cost_usd == 2.0 and config.review == "client" and config.api_key == ""
+    assert len(problems) == 3 and not any("5" == p for p in problems)
+    config, problems = parse_options("nonsense", None)
+    assert problems and config.review == "workspaceEdit"
+    assert overlay({"settings": {"a": 1, "b": 2}}, {"settings": {"b": 3}}) == {"settings": {"a": 1, "b": 3}}
+    assert "sk-secret" not in repr(parse_options({"apiKey": "sk-secret"}, None)[0])
+
+
+def test_lone_surrogates_encode_without_error() -> None:
+    assert to_bytes("caf\udce9") == b"caf?"
