@@ -38,7 +38,6 @@ class DiagnosticsEngine:
         self._skipped: set[str] = set()
         self._paths: dict[str, str] = {}
         self._sent: set[str] = set()
-        self.published = 0
 
     # ---- document events ---------------------------------------------------------------------
     def changed(self, uri: str) -> None:
@@ -146,7 +145,6 @@ class DiagnosticsEngine:
             current.pop("bandit", None)
         items = [d for key in ("safety", "bandit", "memory") for d in current.get(key, [])]
         self._sent.add(uri)
-        self.published += 1
         self._send(uri, items, version)
 
     def _send(self, uri: str, items: list[dict[str, Any]], version: int | None) -> None:

@@ -4,7 +4,7 @@ editor has now, the edits that apply them, and which hunks a document shows were
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..core.model import Patch
 from ..core.patch import Hunk, hunks
@@ -173,10 +173,3 @@ def line_offsets(text: str) -> list[int]:
 
 def summary_hunks(states: Iterable[HunkState]) -> list[dict[str, Any]]:
     return [h.to_json() for h in states]
-
-
-def counts(states: Iterable[HunkState]) -> Mapping[str, int]:
-    out: dict[str, int] = {}
-    for h in states:
-        out[h.state] = out.get(h.state, 0) + 1
-    return out

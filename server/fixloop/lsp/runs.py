@@ -79,7 +79,6 @@ class RunManager:
         self.factory = factory
         self.active: Active | None = None
         self.queued: Request | None = None
-        self.summaries: dict[str, dict[str, Any]] = {}
         self.latest: str | None = None
         self.threads: list[threading.Thread] = []
         self._driver: asyncio.Task[None] | None = None
@@ -187,7 +186,6 @@ class RunManager:
         await server.review.finished(request.run_id, summary, outcome)
 
     def finish(self, run_id: str, summary: dict[str, Any]) -> None:
-        self.summaries[run_id] = summary
         self.latest = run_id
         self.server.protocol.notify(RUN_FINISHED, summary)
 
