@@ -81,3 +81,33 @@ def test_settings_parse_with_messages_and_defaults(tmp_path) -> None:
 
 def test_lone_surrogates_encode_without_error() -> None:
     assert to_bytes("caf\udce9") == b"caf?"
+
+
+def test_memory_pattern_hits_become_diagnostics() -> None:
+    """fixloop.memory's PatternHit (path, line, column, end_line, end_column, shape, count, fix_summary,
+    fix_id) read through the seam, then shown as an FL-M001 diagnostic over the statement."""
+    from dataclasses import dataclass
+
+    from fixloop.lsp.diagnostics import memory_diagnostic
+    from fixloop.lsp.providers import _as_pattern
+
+    @dataclass(frozen=True)
+    class PatternHit:
+        path: str
+        line: int
+        column: int
+        end_line: int
+        end_column: int
+        shape: str
+        count: int
+        fix_summary: str
+        fix_id: str
+
+    hit = PatternHit("m.py", 2, 4, 2, 24, "if ID > ID :", 3, "if q > LIMIT: -> if q >= LIMIT:", "fix-1")
+    pattern = _as_pattern(hit)
+    assert pattern is not None and pattern.memory_id == "fix-1"
+    assert pattern.message == "this shape failed 3 times in this project; fixed by if q > LIMIT: -> if q >= LIMIT:"
+    d = memory_diagnostic(pattern, ["def f(q):", "    if q > LIMIT: return 1"], len)
+    assert d["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 24}}
+    assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1"}
+    assert _as_pattern({"no": "line"}) is None
