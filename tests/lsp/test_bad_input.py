@@ -42,6 +42,7 @@ async def test_malformed_and_missing_command_arguments(profile: str, tmp_path: P
         await refused(s, "'scope' must be one of workspace, file, test, position", {"scope": "everything"})
         await refused(s, "'uri' is required", {"scope": "file"})
         await refused(s, "'test' is required", {"scope": "test"})
+        await refused(s, "node id relative to the workspace", {"scope": "test", "test": "../x/test_a.py::test_b"})
         await refused(s, "scope 'position' needs", {"scope": "position", "uri": s.uri("tests/test_mod.py")})
         await refused(s, "'run_id' must be a non-empty string", {"run_id": 7}, command="fixloop.cancel")
         await refused(s, "'hunks' must be a list of hunk ids", {"hunks": "all"}, command="fixloop.accept")

@@ -56,16 +56,19 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
     if scope not in SCOPES:
         raise BadInput(f"{FIX}: 'scope' must be one of {', '.join(SCOPES)}, got {scope!r:.60}")
     uri = text_field(arg, "uri", FIX, required=scope in ("file", "position"))
+    if scope == "workspace":  # the document the user was in does not matter then
+        return Scope()
     rel = relative_path(root, uri) if uri else None
     if rel is not None:
         doc = server.workspace.text_documents.get(uri)
         if not is_python(rel, doc.language_id if doc else None):
             raise BadInput(f"{rel} is not a Python file; fixloop fixes Python projects")
-    if scope == "workspace":
-        return Scope()
     if scope == "test":
         node = text_field(arg, "test", FIX, required=True)
         assert node is not None
+        file_part = node.split("::", 1)[0]
+        if file_part.startswith(("/", "\\")) or ".." in file_part.replace("\\", "/").split("/"):
+            raise BadInput(f"{FIX}: 'test' must be a pytest node id relative to the workspace, got {node!r:.100}")
         return Scope("node", node)
     assert rel is not None
     if scope == "file":
