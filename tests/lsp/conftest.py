@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import PROFILES
+from tests.lsp.lsp_harness import PROFILES
 
 
 @pytest.fixture(params=PROFILES)

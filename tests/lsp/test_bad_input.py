@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
-from lsp_harness import Session, lsp
+from tests.lsp.lsp_harness import Session, lsp
 from pygls.exceptions import JsonRpcException
 
 UNSAFE_LINE = "os.system(cmd)\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types as t
-from lsp_harness import Session, lsp
+from tests.lsp.lsp_harness import Session, lsp
 
 UNSAFE = "import os\nimport subprocess\n\n\ndef run(cmd):\n    os.system(cmd)\n    return eval(cmd)\n"
 MEMORY = [{"path": "pkg/limits.py", "match": "if quantity > LIMIT:", "memory_id": "fix-42",

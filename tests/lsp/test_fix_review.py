@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types as t
 
-from lsp_harness import INVENTORY_PATCH, PRICING, lsp, project
+from tests.lsp.lsp_harness import INVENTORY_PATCH, PRICING, lsp, project
 
 
 def decisions(workspace: Path, run_id: str) -> list[dict]:

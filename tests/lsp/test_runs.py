@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
-from lsp_harness import Session, lsp
+from tests.lsp.lsp_harness import Session, lsp
 from pygls.exceptions import JsonRpcException
 
 SLOW = {
@@ -125,7 +125,7 @@ async def test_tcp_mode_for_debugging(tmp_path: Path) -> None:
     import socket
     import sys
 
-    from lsp_harness import LAUNCH, ROOT
+    from tests.lsp.lsp_harness import LAUNCH, ROOT
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

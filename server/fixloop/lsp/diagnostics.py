@@ -38,6 +38,7 @@ class DiagnosticsEngine:
         self._skipped: set[str] = set()
         self._paths: dict[str, str] = {}
         self._sent: set[str] = set()
+        self._converted: dict[str, dict[tuple[Any, str, str], dict[str, Any]]] = {}
 
     # ---- document events ---------------------------------------------------------------------
     def changed(self, uri: str) -> None:
@@ -66,6 +67,7 @@ class DiagnosticsEngine:
             timer.cancel()
         self._parts.pop(uri, None)
         self._sent.discard(uri)
+        self._converted.pop(uri, None)
         self.patterns.pop(uri, None)
         self._skipped.discard(uri)
         path = self._paths.pop(uri, None)
@@ -99,7 +101,19 @@ class DiagnosticsEngine:
         def safety() -> Parts:
             found = self.provider.safety(path, text) if settings.safety else []
             lines = text.splitlines()
-            return {"safety": [to_diagnostic(f, lines, SAFETY, self._units) for f in found]}
+            # Most findings survive an edit unchanged: reuse their converted form (keyed by the
+            # finding and the text of its line); the cache holds only this check's findings.
+            old = self._converted.get(uri, {})
+            units = self._units
+            new: dict[tuple[Any, str, str], dict[str, Any]] = {}
+            out = []
+            for f in found:
+                key = (f, _line(lines, f.line), _line(lines, f.end_line or f.line))
+                d = old.get(key) or to_diagnostic(f, lines, SAFETY, units)
+                new[key] = d
+                out.append(d)
+            self._converted[uri] = new
+            return {"safety": out}
 
         def memory() -> Parts:
             patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
@@ -187,6 +201,10 @@ class DiagnosticsEngine:
     @property
     def _units(self) -> Callable[[str], int]:
         return self.server.review._units()
+
+
+def _line(lines: list[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int],
