@@ -10,7 +10,9 @@ from tests.lsp.lsp_harness import Session, lsp
 UNSAFE = "import os\nimport subprocess\n\n\ndef run(cmd):\n    os.system(cmd)\n    return eval(cmd)\n"
 MEMORY = [{"path": "pkg/limits.py", "match": "if quantity > LIMIT:", "memory_id": "fix-42",
            "message": "this shape failed 3 times: AssertionError in test_limit; fixed by > -> >=",
-           "replacement": "    if quantity >= LIMIT:\n"}]
+           "replacement": "    if quantity >= LIMIT:\n"},
+          {"path": "pkg/limits.py", "match": "return False", "memory_id": "fix-7",
+           "message": "this shape failed 2 times; fixed by return False -> return None"}]
 LIMITS = "LIMIT = 10\n\n\ndef over(quantity):\n    if quantity > LIMIT:\n        return True\n    return False\n"
 TESTS = ("import pytest\n\nfrom pkg.limits import over\n\n\nclass TestOver:\n    def test_at_limit(self):\n"
          "        assert over(10)\n\n\ndef test_small():\n    assert not over(1)\n")
@@ -65,7 +67,7 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
     async with lsp(profile, ws, tmp_path, memory=MEMORY) as s:
         uri = s.uri("pkg/limits.py")
         s.editor.open(uri, LIMITS)
-        [memory] = await diagnostics(s, uri, "fixloop-memory")
+        memory, show_only = sorted(await diagnostics(s, uri, "fixloop-memory"), key=lambda d: d.range.start.line)
         assert memory.code == "FL-M001" and memory.range.start == t.Position(4, 4)
         assert "failed 3 times" in memory.message and memory.data == {"memory_id": "fix-42"}
 
@@ -82,11 +84,23 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
         result = await s.command(apply.command, *apply.arguments)
         assert result == {"applied": ["pkg/limits.py#0"], "conflicts": []}
         assert "if quantity >= LIMIT:" in s.editor.text(uri)
-        await diagnostics(s, uri, "fixloop-memory", present=False)  # the shape is gone
+        await s.until(lambda: len([d for d in s.client.diagnostics[uri] if d.source == "fixloop-memory"]) == 1,
+                      what="the applied shape's diagnostic to go")
+
+        # a memory entry without a replacement for these lines can be shown, not applied
+        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=uri), range=show_only.range,
+            context=t.CodeActionContext(diagnostics=[show_only])))
+        titles = {a.title: a for a in actions}
+        assert set(titles) == {"Fix until tests pass", "Show the past fix"}
+        shown = await s.command("fixloop.showRun", *titles["Show the past fix"].command.arguments)
+        assert shown["message"].startswith("this shape failed 2 times") and shown["hunks"] == []
 
         s.editor.set_text(uri, LIMITS)
-        await diagnostics(s, uri, "fixloop-memory")
+        await s.until(lambda: len([d for d in s.client.diagnostics[uri] if d.source == "fixloop-memory"]) == 2,
+                      what="both memory diagnostics")
         assert await s.command("fixloop.forget", {"id": "fix-42"}) == {"forgotten": True}
+        assert await s.command("fixloop.forget", {"id": "fix-7"}) == {"forgotten": True}
         await diagnostics(s, uri, "fixloop-memory", present=False)
         assert await s.command("fixloop.forget", {"id": "fix-42"}) == {"forgotten": False}
 

@@ -70,31 +70,32 @@ def code_actions(server: "FixloopServer", params: t.CodeActionParams) -> list[t.
         pattern = next((p for p in server.diagnostics.patterns.get(uri, []) if p.memory_id == memory_id), None)
         if pattern is None or doc is None:
             continue
-        run_id = past_fix_proposal(server, rel, doc.source, pattern)
-        if run_id is None:
-            continue
+        run_id, applicable = past_fix_proposal(server, rel, doc.source, pattern)
         actions.append(_action("Show the past fix", t.CodeActionKind.QuickFix, "fixloop.showRun",
                                {"run_id": run_id}, [diagnostic]))
-        actions.append(_action("Apply the past fix", t.CodeActionKind.QuickFix, "fixloop.accept",
-                               {"run_id": run_id}, [diagnostic]))
+        if applicable:
+            actions.append(_action("Apply the past fix", t.CodeActionKind.QuickFix, "fixloop.accept",
+                                   {"run_id": run_id}, [diagnostic]))
     only = params.context.only
     if only:
         actions = [a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)]
     return actions
 
 
-def past_fix_proposal(server: "FixloopServer", rel: str, text: str, pattern: MemoryPattern) -> str | None:
-    """Turn a remembered fix into a reviewable proposal for this document; its id is the run id."""
-    if pattern.replacement is None:
-        return None
+def past_fix_proposal(server: "FixloopServer", rel: str, text: str, pattern: MemoryPattern) -> tuple[str, bool]:
+    """Turn a remembered fix into a reviewable proposal for this document (its id is the run id),
+    or, when the memory has no replacement for these lines, a summary to show. True: it can be applied."""
+    run_id = f"memory-{pattern.memory_id}"
     lines = text.splitlines(keepends=True)
     first, last = pattern.line - 1, pattern.end_line
-    if not (0 <= first < last <= len(lines)):
-        return None
+    if pattern.replacement is None or not (0 <= first < last <= len(lines)):
+        server.review.proposals.pop(run_id, None)
+        server.review.summaries[run_id] = {"run_id": run_id, "status": "fixed", "message": pattern.message,
+                                           "diff": pattern.fix_diff, "files_changed": []}
+        return run_id, False
     new = pattern.replacement if pattern.replacement.endswith("\n") or last == len(lines) \
         else pattern.replacement + "\n"
     after = "".join(lines[:first]) + new + "".join(lines[last:])
-    run_id = f"memory-{pattern.memory_id}"
     patch = Patch((FileChange(rel, text, after),), "memory", "replay", f"past fix {pattern.memory_id}")
     from ..core.patch import unified_diff
 
@@ -105,7 +106,7 @@ def past_fix_proposal(server: "FixloopServer", rel: str, text: str, pattern: Mem
     existing = server.review.proposals.get(run_id)
     if existing is None or existing.before.get(rel) != text:
         server.review.add(run_id, patch, summary)
-    return run_id
+    return run_id, True
 
 
 def _action(title: str, kind: str, command: str, argument: dict[str, Any],
