@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Union
 import pytest
 import pytest_lsp
 from lsprotocol import types as t
+from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +78,7 @@ class Editor:
                 continue
             took_any = True
             if uri not in self.docs:  # VS Code and Neovim open the file to edit it
-                path = Path(uri.removeprefix("file://"))
+                path = Path(to_fs_path(uri) or "")
                 self.open(uri, path.read_text(encoding="utf-8"))
             self.set_text(uri, apply_text_edits(self.text(uri), chosen))
         if self.vscode:

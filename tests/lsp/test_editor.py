@@ -19,7 +19,7 @@ TESTS = ("import pytest\n\nfrom pkg.limits import over\n\n\nclass TestOver:\n   
 
 
 def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "editor_ws"
+    ws = tmp_path / "editor ws"  # a space: URIs arrive percent-encoded
     (ws / "pkg").mkdir(parents=True)
     (ws / "tests").mkdir()
     (ws / "pkg" / "__init__.py").write_text("")

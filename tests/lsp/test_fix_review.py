@@ -95,7 +95,7 @@ CALC_PATCH = [{"summary": "sub subtracts", "edits": [
 
 
 def calc_project(tmp_path: Path) -> Path:
-    ws = tmp_path / "calc_ws"
+    ws = tmp_path / "calc ws"  # a space: the URIs of the edit are percent-encoded
     for rel, text in CALC.items():
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws / rel).write_text(text)

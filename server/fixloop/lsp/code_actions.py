@@ -10,7 +10,7 @@ from lsprotocol import types as t
 from ..core.integrity import is_test_file
 from ..core.model import FileChange, Patch
 from .diagnostics import MEMORY
-from .paths import BadInput, is_python, relative_path
+from .paths import BadInput, is_python, open_document, relative_path
 from .providers import MemoryPattern
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def code_actions(server: "FixloopServer", params: t.CodeActionParams) -> list[t.
         rel = relative_path(root, uri)
     except BadInput:
         return []
-    doc = server.workspace.text_documents.get(uri)
+    doc = open_document(server.workspace, uri)
     if not is_python(rel, doc.language_id if doc else None):
         return []
     actions: list[t.CodeAction] = []

@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..core.integrity import is_test_file
 from ..core.model import Scope
 from .code_actions import test_at
-from .paths import BadInput, is_python, read_disk_text, relative_path
+from .paths import BadInput, is_python, open_document, read_disk_text, relative_path
 
 if TYPE_CHECKING:
     from .server import FixloopServer
@@ -60,7 +60,7 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
         return Scope()
     rel = relative_path(root, uri) if uri else None
     if rel is not None:
-        doc = server.workspace.text_documents.get(uri)
+        doc = open_document(server.workspace, uri)
         if not is_python(rel, doc.language_id if doc else None):
             raise BadInput(f"{rel} is not a Python file; fixloop fixes Python projects")
     if scope == "test":
@@ -76,7 +76,7 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
     position = arg.get("position")
     if not isinstance(position, Mapping) or not isinstance(position.get("line"), int) or position["line"] < 0:
         raise BadInput(f"{FIX}: scope 'position' needs \"position\": {{\"line\": n, \"character\": n}}")
-    doc = server.workspace.text_documents.get(uri)
+    doc = open_document(server.workspace, uri)
     limit = server.config.settings.diagnostics.max_file_bytes
     text = doc.source if doc is not None else read_disk_text(root, rel, limit)
     if len(text) > limit:

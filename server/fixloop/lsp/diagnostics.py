@@ -8,12 +8,11 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
-from urllib.parse import unquote
 
 from lsprotocol import types as t
 
 from ..core.model import Finding
-from .paths import BadInput, is_python, relative_path
+from .paths import BadInput, is_python, open_document, relative_path
 from .providers import DiagnosticsProvider, MemoryPattern
 
 if TYPE_CHECKING:
@@ -44,14 +43,12 @@ class DiagnosticsEngine:
     def changed(self, uri: str) -> None:
         settings = self.server.config.settings.diagnostics
         loop = asyncio.get_running_loop()
-        uri = unquote(uri)
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
         self._timers[uri] = loop.call_later(settings.debounce_ms / 1000, self._check, uri)
 
     def saved(self, uri: str) -> None:
-        uri = unquote(uri)
         target = self._target(uri)
         if target is None or not self.server.config.settings.diagnostics.safety:
             return
@@ -61,7 +58,6 @@ class DiagnosticsEngine:
         self._submit(self._bandit, uri, version, lambda: {"bandit": self._bandit_part(path, text)})
 
     def closed(self, uri: str) -> None:
-        uri = unquote(uri)
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -76,7 +72,7 @@ class DiagnosticsEngine:
         self._send(uri, [], None)
 
     def refresh_all(self) -> None:
-        for uri in list(self.server.workspace.text_documents):
+        for uri in [doc.uri for doc in list(self.server.workspace.text_documents.values())]:
             self.changed(uri)
 
     def close(self) -> None:
@@ -146,7 +142,7 @@ class DiagnosticsEngine:
     def _publish(self, uri: str, version: int | None, parts: Parts) -> None:
         """Publish the union of the parts, when a part changed. Diagnostics are plain JSON-ready
         dicts: a 2,000-line file has hundreds, and converting lsprotocol objects costs more than finding them."""
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = open_document(self.server.workspace, uri)
         if doc is None:
             return
         if version is not None and doc.version is not None and version < doc.version and uri in self._timers:
@@ -174,7 +170,7 @@ class DiagnosticsEngine:
 
     def _target(self, uri: str) -> tuple[str, str, int | None] | None:
         """(path, text, version) of a document we check, or None (not a Python file on disk, too big)."""
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = open_document(self.server.workspace, uri)
         if doc is None or not uri.startswith("file:"):
             return None
         root = self.server.root

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -27,6 +29,11 @@ def relative_path(root: Path, uri: str) -> str:
     if path != real_root and real_root not in path.parents:
         raise BadInput(f"{path} is outside the workspace {real_root}")
     return path.relative_to(real_root).as_posix()
+
+
+def open_document(workspace: Any, uri: str) -> Any:
+    """The editor's open document for `uri` (pygls keys them unquoted), or None; never read from disk."""
+    return workspace.text_documents.get(unquote(uri))
 
 
 def is_python(path: str, language_id: str | None = None) -> bool:

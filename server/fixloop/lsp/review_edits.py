@@ -7,13 +7,12 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
-from urllib.parse import unquote
 
 from lsprotocol import types as t
 
 from ..core.model import FileChange, Outcome, Patch, Status
 from ..core.patch import apply_hunks
-from .paths import BadInput, read_disk_text, uri_for
+from .paths import BadInput, open_document, read_disk_text, uri_for
 from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, line_offsets, place,
                      position_at, proposal_from, summary_hunks, taken)
 
@@ -249,7 +248,7 @@ class Reviewer:
         return doc is not None and (doc.version != f.version or doc.source != f.base)
 
     def _open_document(self, uri: str) -> Any:
-        return self.server.workspace.text_documents.get(unquote(uri))
+        return open_document(self.server.workspace, uri)
 
     def _annotations_supported(self) -> bool:
         caps = self.server.client_capabilities.workspace
