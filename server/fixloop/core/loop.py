@@ -127,7 +127,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             index = s.candidates
             diff = unified_diff(patch)
             yield event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
-                        summary=patch.summary, diff=diff)
+                        summary=patch.summary, diff=diff, iteration=s.iterations, tokens=_usage(ports).tokens)
 
             attempt, bad = _guard(patch, index, ports)
             if bad:
@@ -155,7 +155,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     status = "plausible"
                 report = full
             attempt = Attempt(index, patch, status, report=report, duration=ports.now() - t0)
-            yield event("tested", "run", index, status=status, **_counts(report))
+            yield event("tested", "run", index, status=status, iteration=s.iterations, tokens=_usage(ports).tokens,
+                        **_counts(report))
 
             if status == "plausible":
                 s.plausible.append(patch)

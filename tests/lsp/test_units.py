@@ -111,3 +111,15 @@ def test_memory_pattern_hits_become_diagnostics() -> None:
     assert d["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 24}}
     assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1"}
     assert _as_pattern({"no": "line"}) is None
+
+
+def test_progress_messages_put_the_phase_first() -> None:
+    from fixloop.core.model import Event
+    from fixloop.lsp.progress import ProgressState
+
+    state = ProgressState()
+    state.update(Event("baseline", "r", 0.0, "baseline", None, {"passed": 9, "failed": 2}))
+    assert state.message() == "baseline: candidate 0, tests 9 passed / 2 failed, 0 tokens"
+    state.update(Event("candidate", "r", 0.0, "propose", 4, {"iteration": 2, "tokens": 1530}))
+    state.update(Event("tested", "r", 0.0, "run", 4, {"passed": 10, "failed": 1, "iteration": 2, "tokens": 1530}))
+    assert state.message() == "run: iteration 2, candidate 4, tests 10 passed / 1 failed, 1530 tokens"
