@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 from ..core.model import Frame, Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from ..sandbox.hostio import unlink_beneath
 from .scratch import Scratch
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
@@ -200,9 +201,12 @@ class PytestRunner:
             return report
         finally:
             for name in written:
-                self.scratch.restore(name)
+                try:
+                    self.scratch.restore(name)
+                except OSError:
+                    pass  # a planted symlink or special file: refused, and the next write refuses too
             try:
-                (self.scratch.root / report_name).unlink()
+                unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
 
