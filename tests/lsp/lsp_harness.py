@@ -172,7 +172,7 @@ class Session:
         shown = await self.command("fixloop.showRun", {"run_id": run_id})
         return {h["id"]: h["state"] for h in shown["hunks"]}
 
-    async def settled_states(self, run_id: str, timeout: float = 10) -> dict[str, str]:
+    async def settled_states(self, run_id: str, timeout: float = 30) -> dict[str, str]:
         """Hunk states once the server has decided every hunk it offered."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

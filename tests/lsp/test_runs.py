@@ -87,7 +87,7 @@ async def test_client_disconnecting_mid_run_stops_the_loop(profile: str, tmp_pat
         server = s.client._server
         assert server is not None and server.stdin is not None
         server.stdin.close()  # the editor went away without shutdown/exit
-        code = await asyncio.wait_for(server.wait(), 30)
+        code = await asyncio.wait_for(server.wait(), 60)
         assert code == 1  # exit without shutdown
         assert s.scratch_dirs() == []
         assert processes_under(s.tmp) == []
@@ -98,11 +98,11 @@ async def test_shutdown_and_exit_during_a_run(profile: str, tmp_path: Path) -> N
     async with lsp(profile, ws, tmp_path, shutdown=False) as s:
         await s.command("fixloop.fix", {})
         await started_testing(s)
-        await asyncio.wait_for(s.client.shutdown_async(None), 10)
+        await asyncio.wait_for(s.client.shutdown_async(None), 30)
         s.client.exit(None)
         server = s.client._server
         assert server is not None
-        assert await asyncio.wait_for(server.wait(), 30) == 0
+        assert await asyncio.wait_for(server.wait(), 60) == 0
         assert s.scratch_dirs() == []
         assert processes_under(s.tmp) == []
 

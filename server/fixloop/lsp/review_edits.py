@@ -47,6 +47,7 @@ class Reviewer:
         self.server = server
         self.proposals: dict[str, Proposal] = {}
         self.summaries: dict[str, dict[str, Any]] = {}
+        self._offers: set[asyncio.Task[None]] = set()
 
     # ---- after a run -------------------------------------------------------------------------
     async def finished(self, run_id: str, summary: dict[str, Any], outcome: Outcome | None) -> None:
@@ -56,10 +57,16 @@ class Reviewer:
         self.summaries[run_id] = summary
         self.server.runs.finish(run_id, self.show(run_id) or summary)
         if proposal is not None and self.server.config.review == "workspaceEdit":
-            try:
-                await self.offer(proposal)
-            except Exception:  # a client that cannot apply edits still has accept/showRun
-                log.exception("offering the fix failed")
+            # The user may keep the review open for long: the next queued run does not wait for it.
+            task = asyncio.ensure_future(self._offer_logged(proposal))
+            self._offers.add(task)
+            task.add_done_callback(self._offers.discard)
+
+    async def _offer_logged(self, proposal: Proposal) -> None:
+        try:
+            await self.offer(proposal)
+        except Exception:  # a client that cannot apply edits still has accept/showRun
+            log.exception("offering the fix failed")
 
     def add(self, run_id: str, patch: Patch, summary: dict[str, Any] | None = None) -> Proposal:
         root = self.server.root

@@ -125,7 +125,13 @@ class RunManager:
     async def _drive(self) -> None:
         try:
             while self.active is not None:
-                await self._run_one(self.active)
+                try:
+                    await self._run_one(self.active)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # a bug here must not wedge the queue: report, go on
+                    log.exception("the fix run failed")
+                    self.server.show(t.MessageType.Error, f"fixloop: the run failed: {type(e).__name__}: {e}")
                 nxt, self.queued = self.queued, None
                 self.active = Active(nxt) if nxt is not None else None
         except asyncio.CancelledError:  # the connection went away: stop the loop, clean up
@@ -168,7 +174,7 @@ class RunManager:
                 session.cancel()
             thread = threading.Thread(target=self._work, args=(session, on_event, loop, active.done),
                                       name=f"fixloop-run-{request.run_id}")
-            self.threads.append(thread)
+            self.threads = [th for th in self.threads if th.is_alive()] + [thread]
             active.thread = thread
             thread.start()
             try:
