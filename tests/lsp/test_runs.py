@@ -74,7 +74,7 @@ async def test_queue_then_cancel_by_command_and_by_progress(profile: str, tmp_pa
         assert stopped < 5, f"cancel took {stopped:.1f} s"
         assert isinstance(s.client.progress_reports[token][-1], t.WorkDoneProgressEnd)
         await s.until(lambda: not s.scratch_dirs(), what="the scratch copy to be removed")
-        assert processes_under(s.tmp) == []
+        await s.until(lambda: not processes_under(s.tmp), what="the sandboxed processes to end")
         assert second["run_id"] not in s.client.progress_reports  # the cancelled queued run never started
         assert await s.command("fixloop.showRun", {"run_id": first["run_id"]}) is not None
 
@@ -90,7 +90,7 @@ async def test_client_disconnecting_mid_run_stops_the_loop(profile: str, tmp_pat
         code = await asyncio.wait_for(server.wait(), 60)
         assert code == 1  # exit without shutdown
         assert s.scratch_dirs() == []
-        assert processes_under(s.tmp) == []
+        await s.until(lambda: not processes_under(s.tmp), what="the sandboxed processes to end")
 
 
 async def test_shutdown_and_exit_during_a_run(profile: str, tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ async def test_shutdown_and_exit_during_a_run(profile: str, tmp_path: Path) -> N
         assert server is not None
         assert await asyncio.wait_for(server.wait(), 60) == 0
         assert s.scratch_dirs() == []
-        assert processes_under(s.tmp) == []
+        await s.until(lambda: not processes_under(s.tmp), what="the sandboxed processes to end")
 
 
 async def test_workspace_without_tests(profile: str, tmp_path: Path) -> None:
