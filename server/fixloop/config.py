@@ -62,7 +62,7 @@ class DiagnosticsSettings:
     safety: bool = True
     memory: bool = True
     max_file_bytes: int = 1_000_000
-    debounce_ms: int = 20  # wait this long after the last change before checking a document
+    debounce_ms: int = 0  # wait this long after the last change; edits during a check fold into the next one
     incremental: bool = True  # reuse the previous syntax tree when a document changes
     bandit_on_save: bool = True
 

@@ -38,6 +38,7 @@ class DiagnosticsEngine:
         self._paths: dict[str, str] = {}
         self._sent: set[str] = set()
         self._converted: dict[str, dict[tuple[Any, str, str], dict[str, Any]]] = {}
+        self._checks: dict[str, int] = {}  # per document, the number of the latest check
 
     # ---- document events ---------------------------------------------------------------------
     def changed(self, uri: str) -> None:
@@ -64,6 +65,7 @@ class DiagnosticsEngine:
         self._parts.pop(uri, None)
         self._sent.discard(uri)
         self._converted.pop(uri, None)
+        self._checks.pop(uri, None)
         self.patterns.pop(uri, None)
         self._skipped.discard(uri)
         path = self._paths.pop(uri, None)
@@ -93,8 +95,14 @@ class DiagnosticsEngine:
         inside = self.server.root is not None and not Path(path).is_absolute()
 
         self._paths[uri] = path
+        check = self._checks[uri] = self._checks.get(uri, 0) + 1
 
-        def safety() -> Parts:
+        def stale() -> bool:  # a newer check of this document is queued: skip, it will publish
+            return self._checks.get(uri) != check
+
+        def safety() -> Parts | None:
+            if stale():
+                return None
             found = self.provider.safety(path, text) if settings.safety else []
             lines = text.splitlines()
             # Most findings survive an edit unchanged: reuse their converted form (keyed by the
@@ -111,7 +119,9 @@ class DiagnosticsEngine:
             self._converted[uri] = new
             return {"safety": out}
 
-        def memory() -> Parts:
+        def memory() -> Parts | None:
+            if stale():
+                return None
             patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
             self.patterns[uri] = patterns
             lines = text.splitlines()
@@ -120,11 +130,12 @@ class DiagnosticsEngine:
         self._submit(self._rules, uri, version, safety)
         self._submit(self._memory, uri, version, memory)
 
-    def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None, work: Callable[[], Parts]) -> None:
+    def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None,
+                work: Callable[[], Parts | None]) -> None:
         loop = asyncio.get_running_loop()
 
-        def done(f: Future[Parts]) -> None:
-            if f.cancelled():
+        def done(f: Future[Parts | None]) -> None:
+            if f.cancelled() or (f.exception() is None and f.result() is None):
                 return
             if f.exception() is not None:
                 log.error("diagnostics failed for %s: %s", uri, f.exception())
