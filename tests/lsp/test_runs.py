@@ -71,7 +71,7 @@ async def test_queue_then_cancel_by_command_and_by_progress(profile: str, tmp_pa
         summary = await s.run_finished(first["run_id"])
         stopped = time.monotonic() - began
         assert summary["status"] == "cancelled", summary
-        assert stopped < 5, f"cancel took {stopped:.1f} s"
+        assert stopped < 8, f"cancel took {stopped:.1f} s"  # about 1.5 s on a busy 2-core machine; the test sleeps 60 s
         assert isinstance(s.client.progress_reports[token][-1], t.WorkDoneProgressEnd)
         await s.until(lambda: not s.scratch_dirs(), what="the scratch copy to be removed")
         await s.until(lambda: not processes_under(s.tmp), what="the sandboxed processes to end")
