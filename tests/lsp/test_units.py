@@ -123,3 +123,13 @@ def test_progress_messages_put_the_phase_first() -> None:
     state.update(Event("candidate", "r", 0.0, "propose", 4, {"iteration": 2, "tokens": 1530}))
     state.update(Event("tested", "r", 0.0, "run", 4, {"passed": 10, "failed": 1, "iteration": 2, "tokens": 1530}))
     assert state.message() == "run: iteration 2, candidate 4, tests 10 passed / 1 failed, 1530 tokens"
+
+
+def test_the_editors_api_key_reaches_only_the_run_settings() -> None:
+    from fixloop.lsp.runs import run_settings
+
+    config, problems = parse_options({"apiKey": "sk-editor-key"}, None)
+    assert problems == [] and config.settings.llm.api_key == ""  # not in the shared settings
+    settings = run_settings(config)
+    assert settings.llm.api_key == "sk-editor-key"
+    assert "sk-editor-key" not in repr(settings) and "sk-editor-key" not in repr(config)
