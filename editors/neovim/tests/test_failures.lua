@@ -38,6 +38,17 @@ H.test('a crash during a run', function()
   local m = H.wait_message(10000, 'the language server crashed')
   H.contains(m.msg, 'exit code 3')
   H.contains(m.msg, ':FixloopLog')
+  H.contains(m.msg, ':edit starts it again')
+  -- ... and it does (here with a server that does not crash): the same buffer gets a new client.
+  require('fixloop').setup({ cmd = H.stub_cmd() })
+  H.wait(5000, function()
+    return #vim.lsp.get_clients({ name = 'fixloop' }) == 0
+  end, 'the crashed client to go')
+  vim.cmd('edit')
+  H.wait(20000, function()
+    local c = vim.lsp.get_clients({ bufnr = 0, name = 'fixloop' })[1]
+    return c ~= nil and c.initialized
+  end, 'a new client after :edit')
   vim.cmd('FixloopLog')
   local log = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   H.contains(log, 'crashing on purpose', ':FixloopLog shows the server stderr')

@@ -138,8 +138,8 @@ function M.on_exit(code, signal, client_id)
     else
       local run = s.running and (' during run ' .. s.running) or ''
       state.notify(
-        ('the language server crashed%s (exit code %d, signal %d); see :FixloopLog. Reopen the file or run '
-          .. ':lsp restart fixloop to start it again'):format(run, code, signal),
+        ('the language server crashed%s (exit code %d, signal %d); see :FixloopLog. :edit starts it again')
+          :format(run, code, signal),
         vim.log.levels.ERROR
       )
     end
