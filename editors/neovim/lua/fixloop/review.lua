@@ -95,7 +95,8 @@ function M.render(summary)
     end
     local first = #lines + 1
     local start = hunk.start_line or 0
-    table.insert(lines, ('@@ -%d,%d +%d,%d @@ [%s] %s'):format(start + 1, #old, start + 1, #new, hunk.state or '?', hunk.id))
+    table.insert(lines, ('@@ -%d,%d +%d,%d @@ [%s] %s%s'):format(start + 1, #old, start + 1, #new, hunk.state or '?',
+      hunk.id, hunk.message and hunk.state == 'conflict' and (': ' .. hunk.message:gsub('%s*\n%s*', ' ')) or ''))
     local file = hunk.state == 'pending' and ctx_n > 0 and file_lines(hunk) or nil
     local at = file and locate(file, start, old) or nil
     if at then
@@ -222,7 +223,8 @@ local function decide_at_cursor(buf, verb)
     state.notify('put the cursor on a hunk', vim.log.levels.WARN)
     return
   end
-  if hunk.state ~= 'pending' then
+  -- A hunk in conflict stays in the proposal and can be decided once its lines are back.
+  if hunk.state ~= 'pending' and hunk.state ~= 'conflict' then
     state.notify(('hunk %s is already %s'):format(hunk.id, hunk.state), vim.log.levels.WARN)
     return
   end
