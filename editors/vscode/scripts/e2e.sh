@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Real-editor end-to-end test of the fixloop VS Code extension.
+#
+# Installs what is missing (Debian chromium/ripgrep/krb5 headers, code-server from npm, playwright-core)
+# into a cache outside the clone, builds the .vsix, installs it into throwaway directories, starts
+# code-server on 127.0.0.1, drives it with headless Chromium, and prints `N passed, N failed` last.
+#
+# usage: editors/vscode/scripts/e2e.sh [PYTHON]     (or FIXLOOP_E2E_PYTHON=...)
+#   PYTHON: an interpreter that can import fixloop (default <repo>/.venv/bin/python, made by
+#           scripts/setup.sh). The extension starts the server with it.
+# env:  FIXLOOP_E2E_CACHE  install cache (default /var/cache/fixloop-e2e as root, else ~/.cache/fixloop-e2e)
+#       FIXLOOP_E2E_OUT    screenshots and logs (default <repo>/.artifacts/vscode-e2e/<time>)
+#       FIXLOOP_E2E_INSTALL_ONLY=1   stop after installing the tools
+set -euo pipefail
+
+CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
+PLAYWRIGHT_VERSION=1.65.1
+RIPGREP_PKG_VERSION=1.15.11     # @vscode/ripgrep in code-server 4.100.3; its postinstall downloads from GitHub
+
+here=$(cd "$(dirname "$0")/.." && pwd)            # editors/vscode
+repo=$(cd "$here/../.." && pwd)
+python=${1:-${FIXLOOP_E2E_PYTHON:-$repo/.venv/bin/python}}
+if [ "$(id -u)" = 0 ]; then default_cache=/var/cache/fixloop-e2e; else default_cache=$HOME/.cache/fixloop-e2e; fi
+cache=${FIXLOOP_E2E_CACHE:-$default_cache}
+out=${FIXLOOP_E2E_OUT:-$repo/.artifacts/vscode-e2e/$(date -u +%Y%m%dT%H%M%SZ)}
+start_all=$(date +%s)
+
+log() { echo "[e2e $(( $(date +%s) - start_all ))s] $*" >&2; }
+die() { echo "e2e: error: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+# --- system packages -------------------------------------------------------------------------------
+install_apt_packages() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  [ -f /usr/include/gssapi/gssapi.h ] || missing+=(libkrb5-dev)   # kerberos (code-server dep) builds from source
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    die "missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]}) and rerun"
+  fi
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# --- code-server from npm, with the workarounds this offline machine needs -------------------------
+code_server_dir=$cache/code-server-$CODE_SERVER_VERSION
+code_server=$code_server_dir/node_modules/.bin/code-server
+# code-server writes ~/.config/code-server and ~/.local/share/code-server unless told otherwise.
+export XDG_CONFIG_HOME=$cache/xdg/config XDG_DATA_HOME=$cache/xdg/data
+
+install_code_server() {
+  if [ -x "$code_server" ] && "$code_server" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; then
+    return 0
+  fi
+  log "installing code-server $CODE_SERVER_VERSION into $code_server_dir (a few minutes)"
+  mkdir -p "$cache"
+  local tmp; tmp=$(mktemp -d "$cache/.code-server-XXXXXX")
+  # 1. @vscode/ripgrep's postinstall downloads rg from api.github.com unless a cached tarball exists
+  #    in $TMPDIR: seed it with Debian's rg.
+  mkdir -p "$tmp/tmpdir/vscode-ripgrep-cache-$RIPGREP_PKG_VERSION" "$tmp/rgstage"
+  cp "$(command -v rg)" "$tmp/rgstage/rg"
+  tar czf "$tmp/tmpdir/vscode-ripgrep-cache-$RIPGREP_PKG_VERSION/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" \
+    -C "$tmp/rgstage" rg
+  mkdir -p "$tmp/pkg"
+  # allowScripts: npm 11 announces that dependency install scripts will need approval.
+  cat > "$tmp/pkg/package.json" <<'JSON'
+{"name": "fixloop-e2e-code-server", "private": true,
+ "allowScripts": {"code-server": true, "argon2": true, "kerberos": true, "node-pty": true, "@vscode/ripgrep": true}}
+JSON
+  # 2. nodedir: node-gyp would download Node headers otherwise (Debian ships them in /usr/include/node).
+  # 3. yes=true: node-pty's postinstall runs `npx node-gyp`, which an npmrc `yes=false` cancels.
+  # 4. unsafe_perm: code-server's postinstall refuses to run as root without it.
+  if ! (cd "$tmp/pkg" && TMPDIR=$tmp/tmpdir npm_config_nodedir=${npm_config_nodedir:-/usr} npm_config_yes=true \
+        npm_config_unsafe_perm=true npm install --no-audit --no-fund --loglevel=error \
+        "code-server@$CODE_SERVER_VERSION" > "$tmp/npm.log" 2>&1); then
+    tail -n 40 "$tmp/npm.log" >&2
+    die "npm install code-server@$CODE_SERVER_VERSION failed (log: $tmp/npm.log)"
+  fi
+  rm -rf "$code_server_dir"
+  mv "$tmp/pkg" "$code_server_dir"     # appears only once complete
+  rm -rf "$tmp"
+  "$code_server" --version >&2
+}
+
+playwright_dir=$cache/playwright-core-$PLAYWRIGHT_VERSION
+
+install_playwright() {
+  [ -f "$playwright_dir/node_modules/playwright-core/package.json" ] && return 0
+  log "installing playwright-core $PLAYWRIGHT_VERSION"
+  mkdir -p "$cache"
+  local tmp; tmp=$(mktemp -d "$cache/.playwright-XXXXXX")
+  echo '{"name":"fixloop-e2e-playwright","private":true}' > "$tmp/package.json"
+  (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION" >&2) \
+    || die "npm install playwright-core failed"
+  rm -rf "$playwright_dir"; mv "$tmp" "$playwright_dir"
+}
+
+t0=$(date +%s)
+install_apt_packages
+install_code_server
+install_playwright
+install_seconds=$(( $(date +%s) - t0 ))
+log "tools ready in ${install_seconds}s (cache: $cache)"
+[ "${FIXLOOP_E2E_INSTALL_ONLY:-0}" = 1 ] && exit 0
