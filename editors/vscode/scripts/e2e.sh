@@ -104,3 +104,124 @@ install_playwright
 install_seconds=$(( $(date +%s) - t0 ))
 log "tools ready in ${install_seconds}s (cache: $cache)"
 [ "${FIXLOOP_E2E_INSTALL_ONLY:-0}" = 1 ] && exit 0
+
+# --- the interpreter the extension will use ---------------------------------------------------------
+[ -x "$python" ] || command -v "$python" >/dev/null 2>&1 \
+  || die "no Python at $python: run 'bash scripts/setup.sh' (makes .venv) or pass an interpreter that has fixloop"
+"$python" -c "import fixloop.lsp.server" 2>/dev/null \
+  || die "$python cannot import fixloop.lsp.server: run 'bash scripts/setup.sh', or set PYTHONPATH=<repo>/server"
+
+# --- build the .vsix -----------------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/fixloop-vscode-e2e-XXXXXX")
+mkdir -p "$out"
+cs_pid=""
+cleanup() {
+  if [ -n "$cs_pid" ]; then
+    kill -- "-$cs_pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
+    wait "$cs_pid" 2>/dev/null || true
+  fi
+  cp "$work/code-server.log" "$out/" 2>/dev/null || true
+  find "$work/user/logs" -name '*.log' -path '*fixloop*' -exec cp {} "$out/" \; 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+t0=$(date +%s)
+cd "$here"
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+npm run --silent compile >&2 || die "the extension does not compile"
+npx vsce package --no-dependencies --out "$work/fixloop.vsix" >&2 || die "vsce package failed"
+build_seconds=$(( $(date +%s) - t0 ))
+log "built the .vsix in ${build_seconds}s"
+
+# --- throwaway workspace, user data and extensions -------------------------------------------------
+ws=$work/ws
+mkdir -p "$ws" "$work/user/User" "$work/ext" "$work/bin"
+tar -C "$repo/examples/inventory" --exclude=.fixloop --exclude=__pycache__ --exclude=.pytest_cache -cf - . | tar -C "$ws" -xf -
+cat > "$ws/inventory/cli_input.py" <<'PY'
+"""Asks for a quantity on the terminal (the e2e fixture's unsafe line)."""
+
+
+def ask_quantity() -> int:
+    return eval(input("quantity? "))
+PY
+# A Python that cannot import fixloop even when PYTHONPATH points at the sources (-I ignores it).
+printf '#!/bin/sh\nexec %s -I "$@"\n' "$(command -v python3)" > "$work/bin/python-without-fixloop"
+# Pythons whose "fixloop" is a misbehaving fake (e2e/fake_server): an old protocol, and a crash.
+for mode in old-protocol crash; do
+  printf '#!/bin/sh\nFIXLOOP_FAKE_MODE=%s PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec %s "$@"\n' \
+    "$mode" "$here/e2e/fake_server" "$python" > "$work/bin/python-fake-$mode"
+done
+chmod +x "$work/bin/"*
+mkdir -p "$ws/.vscode"
+cat > "$ws/.vscode/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.memory.location": "$work/memory"
+}
+JSON
+cat > "$work/user/User/settings.json" <<'JSON'
+{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "security.workspace.trust.enabled": false,
+  "window.restoreWindows": "none",
+  "files.autoSave": "off",
+  "chat.disableAIFeatures": true
+}
+JSON
+export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
+"$code_server" --extensions-dir "$work/ext" --user-data-dir "$work/user" --install-extension "$work/fixloop.vsix" >&2 \
+  || die "installing the .vsix into code-server failed"
+
+# --- code-server on loopback -------------------------------------------------------------------------
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/user" \
+  "$ws" > "$work/code-server.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 1 300); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  kill -0 "$cs_pid" 2>/dev/null || { tail -n 20 "$work/code-server.log" >&2; die "code-server exited"; }
+  sleep 0.2
+done
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || die "code-server did not answer on 127.0.0.1:$port"
+log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
+
+# --- the browser test --------------------------------------------------------------------------------
+t0=$(date +%s)
+set +e
+E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+  E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
+  E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
+  E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
+  node "$here/e2e/vscode.e2e.mjs" | tee "$out/e2e.log"
+ui_rc=${PIPESTATUS[0]}
+set -e
+ui_seconds=$(( $(date +%s) - t0 ))
+
+# --- after Apply, the fixture's tests pass -----------------------------------------------------------
+kill -- "-$cs_pid" 2>/dev/null || true; wait "$cs_pid" 2>/dev/null || true; cs_pid=""
+if (cd "$ws" && "$python" -m pytest -q -p no:cacheprovider > "$out/pytest-after-apply.log" 2>&1); then
+  echo "PASS the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
+else
+  tail -n 5 "$out/pytest-after-apply.log"
+  echo "FAIL the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
+fi
+
+passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
+failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
+if [ "$ui_rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; echo "FAIL the browser script exited with $ui_rc"; fi
+echo "screenshots and logs: $out"
+echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, total $(( $(date +%s) - start_all ))s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

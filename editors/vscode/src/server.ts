@@ -106,6 +106,8 @@ export class ServerController implements vscode.Disposable {
       options: { cwd: folder?.fsPath },
     };
     let stopping = false;
+    let started = false;
+    let crashed = false;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file", language: "python" }],
       outputChannel: this.output,
@@ -127,7 +129,9 @@ export class ServerController implements vscode.Disposable {
       errorHandler: {
         error: (_error, _message, count) => ({ action: (count ?? 0) < 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
         closed: () => {
-          if (!stopping) {
+          // Before start() resolves, its rejection reports the failure; after, this is a crash.
+          if (!stopping && started) {
+            crashed = true;
             this.client = undefined;
             this.fail("The fixloop server stopped unexpectedly. Its log is in the \"fixloop\" output; restart it to go on.", []);
           }
@@ -143,6 +147,7 @@ export class ServerController implements vscode.Disposable {
     };
     try {
       await client.start();
+      started = true;
     } catch (e) {
       await stopThis();
       this.fail(`The fixloop server in ${python} failed to start: ${e instanceof Error ? e.message : String(e)}.`, []);
@@ -156,6 +161,13 @@ export class ServerController implements vscode.Disposable {
           `the extension needs protocol ${PROTOCOL_VERSION}. Upgrade both, e.g. "${python} -m pip install --upgrade fixloop".`,
         [],
       );
+      return;
+    }
+    if (crashed) {
+      return; // closed() has explained it already
+    }
+    if (!client.isRunning()) {
+      this.fail("The fixloop server stopped unexpectedly. Its log is in the \"fixloop\" output; restart it to go on.", []);
       return;
     }
     this.client = client;

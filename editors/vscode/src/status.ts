@@ -9,13 +9,14 @@ export class StatusItem implements vscode.Disposable {
   constructor() {
     this.item.name = "fixloop";
     this.item.command = "fixloop.client.showRun";
-    this.set("$(beaker) fixloop", "fixloop: starting the server");
+    this.set("$(loading~spin) fixloop", "fixloop: starting the server", "fixloop: starting");
     this.item.show();
   }
 
-  private set(text: string, tooltip: string): void {
+  private set(text: string, tooltip: string, label: string): void {
     this.item.text = text;
     this.item.tooltip = tooltip;
+    this.item.accessibilityInformation = { label, role: "button" };
   }
 
   private setRunning(running: boolean): void {
@@ -26,18 +27,18 @@ export class StatusItem implements vscode.Disposable {
   starting(): void {
     this.setRunning(false);
     this.item.backgroundColor = undefined;
-    this.set("$(loading~spin) fixloop", "fixloop: starting the server");
+    this.set("$(loading~spin) fixloop", "fixloop: starting the server", "fixloop: starting");
   }
 
   idle(): void {
     this.setRunning(false);
     this.item.backgroundColor = undefined;
-    this.set("$(beaker) fixloop", "fixloop is ready: run \"fixloop: Fix until tests pass\"");
+    this.set("$(beaker) fixloop", "fixloop is ready: run \"fixloop: Fix until tests pass\"", "fixloop: ready");
   }
 
   progress(message: string | undefined): void {
     this.setRunning(true);
-    this.set(`$(sync~spin) fixloop: ${runningText(message)}`, message ?? "fixloop is running");
+    this.set(`$(sync~spin) fixloop: ${runningText(message)}`, message ?? "fixloop is running", `fixloop: running, ${runningText(message)}`);
   }
 
   progressEnded(): void {
@@ -49,13 +50,14 @@ export class StatusItem implements vscode.Disposable {
   finished(summary: RunSummary): void {
     this.setRunning(false);
     const icon = summary.status === "fixed" || summary.status === "nothing_to_fix" ? "$(pass)" : "$(error)";
-    this.set(`${icon} ${resultText(summary)}`, `${summary.message ?? resultText(summary)}\nClick to show the run.`);
+    this.set(`${icon} ${resultText(summary)}`, `${summary.message ?? resultText(summary)}\nClick to show the run.`,
+      `fixloop: last run ${summary.status}`);
   }
 
   stopped(reason: string): void {
     this.setRunning(false);
     this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
-    this.set("$(error) fixloop: stopped", reason);
+    this.set("$(error) fixloop: stopped", reason, "fixloop: stopped");
   }
 
   dispose(): void {
