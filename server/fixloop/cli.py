@@ -22,7 +22,7 @@ from .core.model import Event, Scope, Status
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until tests pass.")
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _settings_for(workspace: Path, overrides: dict[str, Any]) -> Settings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -45,8 +46,11 @@ class FixSession:
             log.event(event)
             on_event(event)
 
+        copy_seconds = 0.0
         try:
+            t0 = time.monotonic()
             self.runner = make_runner(self.task, self.settings)
+            copy_seconds = time.monotonic() - t0
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
             ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
@@ -65,6 +69,7 @@ class FixSession:
             outcome = Outcome(Status.CANCELLED, outcome.run_id, "cancelled", None, outcome.attempts, outcome.baseline,
                               outcome.iterations, outcome.candidates_evaluated, outcome.test_runs, outcome.plausible,
                               outcome.usage, outcome.durations)
+        outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         self.summary = log.finish(outcome)
         return outcome

@@ -60,6 +60,8 @@ class Frame:
 
 @dataclass(frozen=True)
 class TestResult:
+    __test__ = False  # not a pytest test class
+
     nodeid: str
     outcome: str  # passed | failed | error | skipped | xfailed | xpassed
     duration: float = 0.0
@@ -75,6 +77,8 @@ class TestResult:
 
 @dataclass(frozen=True)
 class TestReport:
+    __test__ = False
+
     results: tuple[TestResult, ...] = ()
     collection_errors: tuple[str, ...] = ()
     returncode: int = 0

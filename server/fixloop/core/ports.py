@@ -56,6 +56,8 @@ class Metered(Protocol):
 
 
 class TestRunner(Protocol):
+    __test__ = False
+
     def sources(self) -> Mapping[str, str]: ...
 
     def run(
