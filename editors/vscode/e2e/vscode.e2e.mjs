@@ -3,7 +3,7 @@
 //   E2E_URL, E2E_WS (fixture workspace), E2E_SHOTS (screenshot dir), E2E_PLAYWRIGHT (playwright-core dir),
 //   E2E_PYTHON (the interpreter with fixloop), E2E_BARE_PYTHON (one without it), E2E_CHROMIUM.
 // Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -22,6 +22,14 @@ const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 120_000); // one fixloop ru
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
 const results = [];
+const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
+const userDir = env("E2E_USER_DIR");
+// The extension's output channel, as VS Code writes it to the user data directory.
+const logText = () =>
+  readdirSync(join(userDir, "logs"), { recursive: true })
+    .filter((name) => String(name).endsWith("fixloop.log"))
+    .map((name) => readFileSync(join(userDir, "logs", String(name)), "utf8"))
+    .join("\n");
 let shotNo = 0;
 let page;
 
@@ -180,6 +188,21 @@ try {
     console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
   });
 
+  await check("the API key command stores the key and the server gets it, redacted from the log", async () => {
+    await runCommand("fixloop: Set Anthropic API key");
+    const input = page.locator(".quick-input-widget input[type=password]");
+    await input.waitFor({ state: "visible", timeout: SHORT });
+    await input.fill(apiKey);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts .notification-list-item-message", { hasText: "fixloop: API key saved" })
+      .first().waitFor({ timeout: SHORT });
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+    // fixloop.trace.server is "verbose" in the fixture, so the initialize request is in the log: with the
+    // key's place taken by <redacted>, and the key itself nowhere.
+    await waitFor(async () => logText().includes('"apiKey": "<redacted>"'), SHORT, 'an initialize trace with "apiKey": "<redacted>"');
+    if (logText().includes(apiKey)) throw new Error("the API key is in the fixloop log");
+  });
+
   const settingsFile = join(ws, ".vscode", "settings.json");
   const goodSettings = readFileSync(settingsFile, "utf8");
   const bare = env("E2E_BARE_PYTHON");
@@ -225,4 +248,5 @@ try {
 
 const failed = results.filter((r) => !r.ok).length;
 writeFileSync(join(shots, "results.json"), JSON.stringify(results, null, 2));
+writeFileSync(join(shots, "api-key.txt"), apiKey); // for the script's final leak check
 process.exit(failed ? 1 : 0);

@@ -160,7 +160,8 @@ mkdir -p "$ws/.vscode"
 cat > "$ws/.vscode/settings.json" <<JSON
 {
   "fixloop.pythonPath": "$python",
-  "fixloop.memory.location": "$work/memory"
+  "fixloop.memory.location": "$work/memory",
+  "fixloop.trace.server": "verbose"
 }
 JSON
 cat > "$work/user/User/settings.json" <<'JSON'
@@ -200,12 +201,15 @@ log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
 # --- the browser test --------------------------------------------------------------------------------
 t0=$(date +%s)
 set +e
-E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
   node "$here/e2e/vscode.e2e.mjs" | tee "$out/e2e.log"
 ui_rc=${PIPESTATUS[0]}
+if [ "$ui_rc" != 0 ] && ! grep -q '^FAIL ' "$out/e2e.log"; then
+  echo "FAIL the browser script exited with status $ui_rc (see above)" | tee -a "$out/e2e.log"
+fi
 set -e
 ui_seconds=$(( $(date +%s) - t0 ))
 
@@ -218,9 +222,19 @@ else
   echo "FAIL the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
 fi
 
+# The fake API key the test set must not be in any settings file or log.
+if [ -s "$out/api-key.txt" ]; then
+  leaks=$(grep -rlF "$(cat "$out/api-key.txt")" "$work/user/User" "$work/user/logs" "$ws/.vscode" "$work/code-server.log" 2>/dev/null || true)
+  if [ -z "$leaks" ]; then
+    echo "PASS the API key is in no settings file or log" | tee -a "$out/e2e.log"
+  else
+    echo "FAIL the API key is in no settings file or log: found in $leaks" | tee -a "$out/e2e.log"
+  fi
+  rm -f "$out/api-key.txt"
+fi
+
 passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
 failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
-if [ "$ui_rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; echo "FAIL the browser script exited with $ui_rc"; fi
 echo "screenshots and logs: $out"
 echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, total $(( $(date +%s) - start_all ))s"
 echo "$passed passed, $failed failed"

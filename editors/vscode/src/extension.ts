@@ -30,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = new RedactingChannel(
     vscode.window.createOutputChannel("fixloop", { log: true }),
     () => server?.secretValues() ?? [],
+    () => vscode.workspace.getConfiguration("fixloop").get<string>("trace.server", "off") !== "off",
   );
   server = new ServerController(context.secrets, output, status, announce);
   controller = server;

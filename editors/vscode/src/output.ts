@@ -1,4 +1,6 @@
 // The "fixloop" output channel (server log and LSP trace), with the API key redacted from every line.
+// vscode-languageclient traces only when the channel's log level is Trace; this channel reports Trace
+// while `fixloop.trace.server` is on and writes the trace at Info, so that setting alone turns it on.
 import * as vscode from "vscode";
 import { redact } from "./redact";
 
@@ -14,6 +16,7 @@ export class RedactingChannel implements vscode.LogOutputChannel {
   constructor(
     private readonly inner: vscode.LogOutputChannel,
     private readonly secrets: () => readonly string[],
+    private readonly tracing: () => boolean,
   ) {}
 
   private clean(text: string): string {
@@ -24,13 +27,17 @@ export class RedactingChannel implements vscode.LogOutputChannel {
     return this.inner.name;
   }
   get logLevel(): vscode.LogLevel {
-    return this.inner.logLevel;
+    return this.tracing() ? vscode.LogLevel.Trace : this.inner.logLevel;
   }
   get onDidChangeLogLevel(): vscode.Event<vscode.LogLevel> {
     return this.inner.onDidChangeLogLevel;
   }
   trace(message: string, ...args: unknown[]): void {
-    this.inner.trace(this.clean(format(message, args)));
+    if (this.tracing()) {
+      this.inner.info(this.clean(format(message, args)));
+    } else {
+      this.inner.trace(this.clean(format(message, args)));
+    }
   }
   debug(message: string, ...args: unknown[]): void {
     this.inner.debug(this.clean(format(message, args)));
