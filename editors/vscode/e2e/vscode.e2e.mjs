@@ -22,6 +22,8 @@ const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 120_000); // one fixloop ru
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
 const results = [];
+const settingsFile = join(ws, ".vscode", "settings.json");
+const goodSettings = readFileSync(settingsFile, "utf8");
 const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
 const userDir = env("E2E_USER_DIR");
 // The extension's output channel, as VS Code writes it to the user data directory.
@@ -62,15 +64,23 @@ async function waitFor(predicate, timeout, what) {
   throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
 }
 
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// The first row of the quick input list, once it shows `label` (Enter acts on row 0; before the filter has
+// run, row 0 is still a recently used entry).
+const firstRow = (label) =>
+  page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', { hasText: new RegExp(`^${escape(label)}$`) });
+
 async function quickOpen(file) {
+  const name = file.split("/").pop();
+  const dir = file.split("/").slice(0, -1).join("/");
   await page.keyboard.press("Control+P");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: SHORT });
   await input.fill(file);
-  // Enter does nothing until the file's row is listed.
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: file.split("/").pop() }).first().waitFor({ timeout: SHORT });
+  const nameLabel = page.locator(".label-name", { hasText: new RegExp(`^${escape(name)}$`) });
+  await page.locator('.quick-input-list .monaco-list-row[data-index="0"]', { has: nameLabel, hasText: dir }).waitFor({ timeout: SHORT });
   await page.keyboard.press("Enter");
-  await page.locator(".tabs-container .tab.active", { hasText: file.split("/").pop() }).waitFor({ timeout: SHORT });
+  await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
 }
 
 async function runCommand(title) {
@@ -78,7 +88,7 @@ async function runCommand(title) {
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: SHORT });
   await input.fill(`>${title}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: SHORT });
+  await firstRow(title).waitFor({ timeout: SHORT });
   await page.keyboard.press("Enter");
 }
 
@@ -105,10 +115,26 @@ async function recordTexts() {
 }
 const seenTexts = () => page.evaluate(() => window.__fixloopSeen ?? []);
 
-async function openPreviewByRunningFix() {
-  await quickOpen("inventory/pricing.py");
+async function goToLine(line) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: SHORT });
+  await input.fill(`:${line}`);
+  await page.locator(".quick-input-widget", { hasText: `line ${line}` }).first().waitFor({ timeout: SHORT });
+  await page.keyboard.press("Enter");
+  await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).first().waitFor({ timeout: SHORT });
+}
+
+// "test": Fix this test, with the cursor in a failing test; "all": Fix until tests pass.
+async function openPreviewByRunningFix(kind) {
+  if (kind === "test") {
+    await quickOpen("tests/test_pricing.py");
+    await goToLine(9); // in test_bulk_discount_from_ten_units
+  } else {
+    await quickOpen("inventory/pricing.py");
+  }
   await recordTexts();
-  await runCommand("fixloop: Fix until tests pass");
+  await runCommand(kind === "test" ? "fixloop: Fix this test" : "fixloop: Fix until tests pass");
   await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
 }
 
@@ -149,8 +175,8 @@ try {
     await page.keyboard.press("Escape");
   });
 
-  await check("the fix command runs, progress shows, the Refactor Preview opens", async () => {
-    await openPreviewByRunningFix();
+  await check("Fix this test runs, progress shows, the Refactor Preview opens", async () => {
+    await openPreviewByRunningFix("test");
     const seen = await seenTexts();
     if (!seen.some((line) => /fixloop: .*\w/.test(line) && !/fixloop: (stopped)/.test(line))) {
       throw new Error(`no progress text seen; saw ${JSON.stringify(seen)}`);
@@ -169,8 +195,12 @@ try {
     await shot("after-discard");
   });
 
-  await check("Apply (hunk ticked) fixes the file", async () => {
-    await openPreviewByRunningFix();
+  await check("Fix until tests pass, then Apply (hunk ticked) fixes the file", async () => {
+    // A fresh memory (and server): the Discard above may rightly make the server avoid that fix.
+    const memory = goodSettings.match(/"fixloop.memory.location": "([^"]*)"/)[1];
+    writeFileSync(settingsFile, goodSettings.replace(`"${memory}"`, `"${memory}-2"`));
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+    await openPreviewByRunningFix("all");
     // needsConfirmation edits start unticked: tick them, else Apply applies nothing.
     const boxes = page.locator(".part.panel .edit-checkbox");
     await boxes.first().waitFor({ timeout: SHORT });
@@ -203,8 +233,6 @@ try {
     if (logText().includes(apiKey)) throw new Error("the API key is in the fixloop log");
   });
 
-  const settingsFile = join(ws, ".vscode", "settings.json");
-  const goodSettings = readFileSync(settingsFile, "utf8");
   const bare = env("E2E_BARE_PYTHON");
 
   const usePython = (python) => writeFileSync(settingsFile, goodSettings.replace(JSON.stringify(env("E2E_PYTHON")), JSON.stringify(python)));

@@ -1,14 +1,13 @@
 // The client commands (ids `fixloop.client.*`); each calls the server's command of docs/protocol.md.
 // The server's own ids (fixloop.fix, ...) are registered by vscode-languageclient, never here.
-import * as path from "node:path";
 import * as vscode from "vscode";
 import { API_KEY_SECRET, ServerController } from "./server";
 import { RunSummary, summaryDocument } from "./summary";
 import { testAt } from "./testAt";
 
-function activeFileUri(): vscode.Uri | undefined {
-  const uri = vscode.window.activeTextEditor?.document.uri;
-  return uri?.scheme === "file" ? uri : undefined;
+function activePythonUri(): vscode.Uri | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  return document?.uri.scheme === "file" && document.languageId === "python" ? document.uri : undefined;
 }
 
 function memoryIdAtCursor(editor: vscode.TextEditor | undefined): string | undefined {
@@ -46,8 +45,8 @@ export function registerCommands(
   };
 
   register("fixloop.client.fix", async () => {
-    const uri = activeFileUri() ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-    reportQueued(await server.execute<FixResult>("fixloop.fix", { uri: uri?.toString(), scope: "workspace" }));
+    const uri = activePythonUri();
+    reportQueued(await server.execute<FixResult>("fixloop.fix", { ...(uri ? { uri: uri.toString() } : {}), scope: "workspace" }));
   });
 
   register("fixloop.client.fixTest", async () => {
@@ -57,17 +56,14 @@ export function registerCommands(
       return;
     }
     const position = editor.selection.active;
-    const name = testAt(editor.document.getText().split(/\r?\n/), position.line);
-    if (!name) {
+    if (!testAt(editor.document.getText().split(/\r?\n/), position.line)) {
       void vscode.window.showWarningMessage("fixloop: the cursor is not inside a test function (def test_...).");
       return;
     }
-    const folder = vscode.workspace.getWorkspaceFolder(editor.document.uri);
-    const file = folder ? path.relative(folder.uri.fsPath, editor.document.uri.fsPath) : editor.document.uri.fsPath;
+    // The server finds the test at the position (with a real parser) and its pytest node id.
     const argument = {
       uri: editor.document.uri.toString(),
-      scope: "test",
-      test: `${file.split(path.sep).join("/")}::${name}`,
+      scope: "position",
       position: { line: position.line, character: position.character },
     };
     reportQueued(await server.execute<FixResult>("fixloop.fix", argument));

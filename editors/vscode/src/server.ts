@@ -120,8 +120,11 @@ export class ServerController implements vscode.Disposable {
             if (!Array.isArray(answers)) {
               return answers;
             }
+            // The section has the shape of initializationOptions (docs/protocol.md), minus the API key.
             return params.items.map((item, i) =>
-              item.section === "fixloop" ? currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder) : answers[i],
+              item.section === "fixloop"
+                ? { settings: currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder) }
+                : answers[i],
             );
           },
         },
