@@ -12,6 +12,7 @@ from .core.ports import Ports, Proposer
 from .repair.localize import TracebackLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
+from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
 
 
@@ -35,7 +36,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         runner=runner,
         proposers=make_proposers(settings),
         localizer=TracebackLocalizer(is_test_file),
-        safety=None,
+        safety=PatchSafety(),
         memory=None,
         is_test_file=guard,
         cancelled=cancelled,

@@ -144,7 +144,10 @@ class Finding:
     line: int
     code: str
     message: str
-    severity: str = "warning"  # error blocks a candidate; warning is reported
+    severity: str = "warning"  # error blocks a candidate; warning and info are reported
+    column: int = 0  # 0-based, in characters; line is 1-based
+    end_line: int = 0  # 0 when unknown: the finding covers `line`
+    end_column: int = 0
 
 
 @dataclass(frozen=True)
