@@ -195,6 +195,16 @@ try {
     await shot("after-discard");
   });
 
+  await check("Cancel on the progress notification stops the run", async () => {
+    await quickOpen("inventory/pricing.py");
+    await runCommand("fixloop: Fix until tests pass");
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "fixloop" }).first();
+    await toast.getByRole("button", { name: "Cancel" }).click({ timeout: LONG });
+    await statusItem("fixloop: last run cancelled").waitFor({ timeout: LONG });
+    await shot("cancelled");
+    if (readFileSync(pricing, "utf8") !== original) throw new Error("pricing.py changed after Cancel");
+  });
+
   await check("Fix until tests pass, then Apply (hunk ticked) fixes the file", async () => {
     // A fresh memory (and server): the Discard above may rightly make the server avoid that fix.
     const memory = goodSettings.match(/"fixloop.memory.location": "([^"]*)"/)[1];
@@ -216,6 +226,25 @@ try {
     await waitFor(async () => readFileSync(pricing, "utf8") !== original, SHORT, "pricing.py to change on disk");
     await shot("after-apply");
     console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
+  });
+
+  await check("Show last run opens the run's summary and diff", async () => {
+    await runCommand("fixloop: Show last run");
+    await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".monaco-editor .view-lines", { hasText: "pricing.py" }).first().waitFor({ timeout: SHORT });
+    await shot("last-run");
+  });
+
+  await check("Forget this memory asks for an id and reports the server's answer", async () => {
+    await quickOpen("inventory/pricing.py"); // no memory diagnostic under the cursor: the command asks
+    await runCommand("fixloop: Forget this memory");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: SHORT });
+    const id = `e2e-no-such-memory-${Date.now()}`;
+    await input.fill(id);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts .notification-list-item-message", { hasText: `fixloop: no memory entry ${id}` })
+      .first().waitFor({ timeout: SHORT });
   });
 
   await check("the API key command stores the key and the server gets it, redacted from the log", async () => {

@@ -15,7 +15,8 @@ function announce(summary: RunSummary): void {
   if (summary.status === "fixed") {
     return;
   }
-  const text = `${resultText(summary)}${summary.message ? `: ${summary.message}` : ""}`;
+  const detail = summary.message && summary.message !== summary.status ? `: ${summary.message}` : "";
+  const text = `${resultText(summary)}${detail}`;
   const show = summary.status === "nothing_to_fix" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, "Show Last Run").then((choice) => {
     if (choice) {
