@@ -133,6 +133,11 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 npm run --silent compile >&2 || die "the extension does not compile"
+if npm test > "$out/unit-tests.log" 2>&1; then        # the pure modules, with node --test
+  echo "PASS extension unit tests ($(grep -m1 '^# pass' "$out/unit-tests.log" | cut -c3-))" | tee -a "$out/e2e.log"
+else
+  echo "FAIL extension unit tests (see $out/unit-tests.log)" | tee -a "$out/e2e.log"
+fi
 npx vsce package --no-dependencies --out "$work/fixloop.vsix" >&2 || die "vsce package failed"
 build_seconds=$(( $(date +%s) - t0 ))
 log "built the .vsix in ${build_seconds}s"
@@ -205,7 +210,7 @@ E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws 
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
-  node "$here/e2e/vscode.e2e.mjs" | tee "$out/e2e.log"
+  node "$here/e2e/vscode.e2e.mjs" | tee -a "$out/e2e.log"
 ui_rc=${PIPESTATUS[0]}
 if [ "$ui_rc" != 0 ] && ! grep -q '^FAIL ' "$out/e2e.log"; then
   echo "FAIL the browser script exited with status $ui_rc (see above)" | tee -a "$out/e2e.log"

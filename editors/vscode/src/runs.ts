@@ -57,7 +57,9 @@ export class RunFeature implements StaticFeature {
   private track(token: ProgressToken): void {
     let report: ((message: string | undefined) => void) | undefined;
     let finish: (() => void) | undefined;
+    let ended = false;
     const end = (): void => {
+      ended = true;
       subscription.dispose();
       this.ends.delete(end);
       finish?.();
@@ -73,7 +75,7 @@ export class RunFeature implements StaticFeature {
             report = (message) => progress.report({ message });
             report(value.message);
             cancellation.onCancellationRequested(() => this.cancel(token));
-            return new Promise<void>((resolve) => (finish = resolve));
+            return ended ? Promise.resolve() : new Promise<void>((resolve) => (finish = resolve));
           },
         );
       } else if (value.kind === "report") {
