@@ -121,7 +121,8 @@ cleanup() {
     wait "$cs_pid" 2>/dev/null || true
   fi
   cp "$work/code-server.log" "$out/" 2>/dev/null || true
-  find "$work/user/logs" -name '*.log' -path '*fixloop*' -exec cp {} "$out/" \; 2>/dev/null || true
+  find "$work/user/logs" \( -name fixloop.log -o -name remoteexthost.log \) -exec cp {} "$out/" \; 2>/dev/null || true
+  [ -d "$work/ws/.fixloop/runs" ] && cp -r "$work/ws/.fixloop/runs" "$out/runs" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -210,7 +211,7 @@ E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws 
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
-  node "$here/e2e/vscode.e2e.mjs" | tee -a "$out/e2e.log"
+  timeout 1200 node "$here/e2e/vscode.e2e.mjs" | tee -a "$out/e2e.log"   # each step has its own timeout too
 ui_rc=${PIPESTATUS[0]}
 if [ "$ui_rc" != 0 ] && ! grep -q '^FAIL ' "$out/e2e.log"; then
   echo "FAIL the browser script exited with status $ui_rc (see above)" | tee -a "$out/e2e.log"
