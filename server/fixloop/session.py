@@ -12,6 +12,7 @@ from .config import Settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
 from .runlog import RunLog, new_run_id
+from .sandbox.api import SandboxUnavailable
 from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
@@ -59,7 +60,9 @@ class FixSession:
             else:
                 outcome = drive(run(self.task, ports, self.run_id), handle)
         except Exception as e:  # a program failure still ends the run cleanly, with a summary
-            outcome = Outcome(Status.ERROR, self.run_id, f"internal error: {type(e).__name__}: {e}")
+            # No working sandbox is a setup problem with its own instructions, not an internal error.
+            message = str(e) if isinstance(e, SandboxUnavailable) else f"internal error: {type(e).__name__}: {e}"
+            outcome = Outcome(Status.ERROR, self.run_id, message)
             handle(Event("finished", self.run_id, time.monotonic(), "done", None,
                          {"status": "error", "message": outcome.message}))
         finally:

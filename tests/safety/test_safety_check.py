@@ -132,3 +132,10 @@ def test_new_findings_is_a_multiset_difference() -> None:
     two = "import os\nos.system(a)\nos.system(a)\n"
     assert len(new_findings(scan(one), scan(two), one, two)) == 1
     assert new_findings(scan(two), scan(one), two, one) == []
+
+
+def test_the_unpatched_text_is_scanned_once_per_run() -> None:
+    safety = PatchSafety()
+    for op in ("<=", ">", ">="):
+        assert safety.check(patch(BEFORE.replace("a < x", f"a {op} x"))).ok
+    assert len(safety._before) == 1

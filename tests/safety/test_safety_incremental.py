@@ -164,3 +164,9 @@ def test_edit_span_is_a_single_replacement(old: bytes, new: bytes) -> None:
     start, old_end, new_end = edit_span(old, new)
     assert old[:start] + new[start:new_end] + old[old_end:] == new
     assert old[:start].decode() is not None and new[:new_end].decode() is not None
+
+
+def test_codes_filter() -> None:
+    scanner = IncrementalScanner("m.py", codes={"FL-S007"})
+    assert [f.code for f in scanner.update(BASE)] == ["FL-S007"]
+    assert [f.code for f in scanner.update(BASE + "token = 'abcdef123'\n")] == ["FL-S007", "FL-S007"]

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from fixloop.safety.catalog import RULES, explain
+from fixloop.safety.catalog import EDITOR_CODES, RULES, explain
 from fixloop.safety.rules import scan
 
 HEADER = textwrap.dedent("""\
@@ -136,9 +136,18 @@ def test_shell_flag_variable_is_a_warning() -> None:
     ("from os import *\n", "system(cmd)\n", "FL-S002"),
     ("import os.path as osp, shutil\n", "shutil.rmtree(osp.expanduser('~/.cache'))\n", "FL-S009"),
     ("from importlib import import_module\n", "import_module(name)\n", "FL-S011"),
+    ("import subprocess\nrun = subprocess.run\n", "run(cmd, shell=True)\n", "FL-S003"),
+    ("import subprocess\nproc = subprocess\n", "proc.Popen(cmd, shell=True)\n", "FL-S003"),
+    ("import os\nshell = os.system\n", "shell(cmd)\n", "FL-S002"),
 ])
 def test_aliases_are_resolved(header: str, body: str, code: str) -> None:
     assert codes(body, header=header) == [code]
+
+
+def test_yaml_loader_alias_is_resolved() -> None:
+    header = "import yaml\nfrom yaml import CSafeLoader as Loader, FullLoader as Safe\n"
+    assert codes("yaml.load(text, Loader=Loader)\n", header=header) == []
+    assert codes("yaml.load(text, Loader=Safe)\n", header=header) == ["FL-S005"]
 
 
 def test_alias_resolution_does_not_invent_modules() -> None:
@@ -150,6 +159,7 @@ def test_alias_resolution_does_not_invent_modules() -> None:
 def test_local_definition_shadows_builtin() -> None:
     assert codes("def eval(expr):\n    return 1\n\neval(x)\n", header="") == []
     assert codes("eval = safe_eval\neval(x)\n", header="") == []
+    assert codes("import os\nrun = os.path.join\nrun(a, b)\nsystem = print\nsystem(x)\n", header="") == []
 
 
 def test_network_rule_applies_to_library_code_only() -> None:
@@ -202,3 +212,10 @@ def test_lone_surrogate_keeps_columns() -> None:
     text = "import os\nx = '\udcff'; os.system(c)\n"
     [finding] = scan(text)
     assert text.splitlines()[1][finding.column : finding.end_column] == "os.system(c)"
+
+
+def test_editor_codes_leave_out_the_generated_code_rules() -> None:
+    text = HEADER + "eval(x)\nrequests.get(u)\nopen('/etc/x', 'w')\n"
+    assert [f.code for f in scan(text, "pkg/m.py")] == ["FL-S001", "FL-S010", "FL-S008"]
+    assert [f.code for f in scan(text, "pkg/m.py", codes=EDITOR_CODES)] == ["FL-S001"]
+    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)}

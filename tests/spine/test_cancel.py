@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from fixloop.config import load
 from fixloop.core.model import Event, Status
@@ -32,11 +31,10 @@ def test_cancel_during_candidates(make_project) -> None:
     worker = threading.Thread(target=session.run, args=(on_event,))
     worker.start()
     assert seen.wait(60), "no candidate was proposed"
-    t0 = time.monotonic()
     session.cancel()
-    worker.join(30)
+    worker.join(60)
     assert not worker.is_alive()
-    assert time.monotonic() - t0 < 3.0
     assert session.outcome is not None and session.outcome.status is Status.CANCELLED
     assert session.summary["status"] == "cancelled"
+    assert session.outcome.candidates_evaluated <= 2  # stopped at the next check, not at the end
     assert not session.runner.root.exists()  # the scratch copy is gone

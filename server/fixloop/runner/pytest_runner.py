@@ -44,6 +44,16 @@ def _has_pytest(python: str) -> bool:
         return False
 
 
+def real_executable(python: str) -> str:
+    """The interpreter behind a launcher shim (pyenv, asdf): shims need their manager, which no sandbox shows."""
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                             timeout=20, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return python
+    return out if out and Path(out).is_file() else python
+
+
 def interpreter_paths(python: str) -> tuple[Path, ...]:
     """Directories the sandbox must expose read-only for this interpreter to start."""
     try:
@@ -143,7 +153,7 @@ class PytestRunner:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
-        self.python = find_python(workspace, python)
+        self.python = real_executable(find_python(workspace, python))
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
         runtime = self.scratch.root / RUNTIME_DIR

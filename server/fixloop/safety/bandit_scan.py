@@ -82,7 +82,8 @@ def scan_text(text: str, path: str, *, ignore_nosec: bool = False,
         return []  # lone surrogates (undecodable bytes): bandit would skip it as a syntax error anyway
     issues = _issues_in_memory(data, path, ignore_nosec, exclude) if in_memory_supported() \
         else _issues_via_file(data, path, ignore_nosec, exclude)
-    return [_finding(issue, path, data) for issue in issues]
+    lines = data.split(b"\n")
+    return [_finding(issue, path, lines) for issue in issues]
 
 
 def _new_manager(ignore_nosec: bool, exclude: tuple[str, ...]) -> Any:
@@ -112,15 +113,15 @@ def _issues_via_file(data: bytes, path: str, ignore_nosec: bool, exclude: tuple[
         os.unlink(name)
 
 
-def _finding(issue: Any, path: str, data: bytes) -> Finding:
+def _finding(issue: Any, path: str, lines: list[bytes]) -> Finding:
     test_id = str(getattr(issue, "test_id", "") or "B000")
     severity = "error" if test_id in DANGEROUS else SEVERITY.get(str(issue.severity).upper(), "warning")
-    lines = data.split(b"\n")
     line = max(1, int(issue.lineno or 1))
     linerange = list(getattr(issue, "linerange", None) or [line])
     end_line = max(max(linerange), line)
     column = _char_column(lines, line, int(getattr(issue, "col_offset", 0) or 0))
-    end_byte = int(getattr(issue, "end_col_offset", -1) if getattr(issue, "end_col_offset", -1) is not None else -1)
+    end_byte = getattr(issue, "end_col_offset", None)
+    end_byte = int(end_byte) if isinstance(end_byte, int) else -1
     end_column = _char_column(lines, end_line, end_byte) if end_byte >= 0 else column
     if end_line == line and end_column < column:
         end_column = column  # bandit's end column can come from another node; keep the range sane

@@ -36,6 +36,16 @@ class Bindings:
                 return f"{module}.{name}"
         return None
 
+    def qualify_node(self, node: Node) -> str | None:
+        """`sp.run` -> "subprocess.run" after `import subprocess as sp`; None for anything not imported."""
+        if node.type == "identifier":
+            return self.qualify(_text(node))
+        if node.type == "attribute":
+            obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+            base = self.qualify_node(obj) if obj is not None else None
+            return f"{base}.{_text(attr)}" if base and attr is not None else None
+        return None
+
     def key(self) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
         return tuple(sorted(self.names.items())), self.star_modules
 
@@ -56,9 +66,14 @@ def collect(root: Node, src: bytes) -> Bindings:
             _plain_import(stmt, names)
         else:
             _from_import(stmt, names, stars)
-    for name in _module_level_names(root):
-        if name in BUILTIN_CALLS:
-            names[name] = ""  # `def eval(...)` or `open = ...` at module level: not the builtin any more
+    imports = Bindings(dict(names), tuple(stars))
+    modules = {target.split(".", 1)[0] for target in names.values()} | IMPLICIT_MODULES
+    for name, value in _module_level_names(root):
+        target = imports.qualify_node(value) if value is not None else None
+        if target and (target in CALL_KINDS or target.split(".", 1)[0] in modules):
+            names[name] = target  # `run = subprocess.run`, `sp = subprocess`: an alias by assignment
+        elif name in BUILTIN_CALLS:
+            names[name] = ""  # `def eval(...)` or `eval = safe_eval` at module level: not the builtin
     return Bindings(names, tuple(stars))
 
 
@@ -74,19 +89,20 @@ def _keyword_offsets(src: bytes, word: bytes) -> list[int]:
     return out
 
 
-def _module_level_names(root: Node) -> list[str]:
-    out: list[str] = []
+def _module_level_names(root: Node) -> list[tuple[str, Node | None]]:
+    """Names a module binds at top level by def, class or plain assignment, with the assigned value."""
+    out: list[tuple[str, Node | None]] = []
     for child in root.children:
         node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
         if node is None:
             continue
         if node.type in ("function_definition", "class_definition"):
-            out.append(_text(node.child_by_field_name("name")))
+            out.append((_text(node.child_by_field_name("name")), None))
         elif node.type == "expression_statement" and node.named_child_count == 1:
             target = node.named_children[0]
             left = target.child_by_field_name("left") if target.type == "assignment" else None
             if left is not None and left.type == "identifier":
-                out.append(_text(left))
+                out.append((_text(left), target.child_by_field_name("right")))
     return out
 
 

@@ -2,6 +2,9 @@
 
 Codes never change meaning; a retired rule keeps its number unused. Severity "error" marks what a
 repair candidate may never introduce (the loop refuses to run it); "warning" is reported only.
+Rules with `generated_only` are about what generated code may do (write or delete outside the
+project, use the network, import computed names); in a human's library they are normal, so editor
+diagnostics use `EDITOR_CODES` and leave them out.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ class Rule:
     name: str
     severity: str
     explanation: str
+    generated_only: bool = False
 
 
 RULES: dict[str, Rule] = {
@@ -40,15 +44,19 @@ RULES: dict[str, Rule] = {
              "a secret written into the source ends up in version control and logs; read it from the "
              "environment or a secrets store"),
         Rule("FL-S008", "write-outside", "error",
-             "writes to an absolute or home-directory path, outside the project"),
+             "writes to an absolute or home-directory path, outside the project", generated_only=True),
         Rule("FL-S009", "delete-outside", "error",
-             "deletes an absolute or home-directory path, outside the project"),
+             "deletes an absolute or home-directory path, outside the project", generated_only=True),
         Rule("FL-S010", "network", "error",
-             "opens a network connection from library code; a repair should not need the network"),
+             "opens a network connection from library code; a repair should not need the network",
+             generated_only=True),
         Rule("FL-S011", "dynamic-import", "warning",
-             "__import__/importlib.import_module of a computed name can load any module"),
+             "__import__/importlib.import_module of a computed name can load any module", generated_only=True),
     )
 }
+
+
+EDITOR_CODES = frozenset(code for code, rule in RULES.items() if not rule.generated_only)
 
 
 def explain(code: str) -> str:

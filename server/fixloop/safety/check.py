@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import hashlib
 import re
-from collections import Counter
-from functools import lru_cache
+import threading
+from collections import Counter, OrderedDict
 
 from ..core.model import Finding, Patch, Verdict
 from . import bandit_scan, rules
@@ -32,6 +33,10 @@ class PatchSafety:
     def __init__(self, use_bandit: bool = True, max_chars: int = MAX_SCAN_CHARS) -> None:
         self.use_bandit = use_bandit
         self.max_chars = max_chars
+        # Every candidate of a run patches the same `before` texts: scan each once. Keyed by digest
+        # so the cache does not keep whole sources alive.
+        self._before: OrderedDict[tuple[str, str], tuple[tuple[Finding, ...], bool]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def check(self, patch: Patch) -> Verdict:
         introduced: list[Finding] = []
@@ -41,13 +46,12 @@ class PatchSafety:
             if len(change.after) > self.max_chars:
                 return Verdict(False, (), f"unsafe: {change.path} is too large to check "
                                           f"({len(change.after)} characters, limit {self.max_chars})")
-            after = _findings(change.path, change.after, self.use_bandit)
+            after = self._scan(change.path, change.after)
             if not after:
                 continue
-            before = _findings(change.path, change.before, self.use_bandit) \
-                if change.before and len(change.before) <= self.max_chars else ()
+            before, compiled = self._scan_before(change.path, change.before)
             added = new_findings(before, after, change.before, change.after)
-            if change.before and not _compiles(change.before):
+            if not compiled:
                 touched = changed_lines(change.before, change.after)
                 added = [f for f in added if touched.intersection(range(f.line, max(f.line, f.end_line) + 1))]
             introduced.extend(added)
@@ -60,16 +64,30 @@ class PatchSafety:
         return Verdict(True, tuple(introduced), note)
 
 
-@lru_cache(maxsize=256)
-def _findings(path: str, text: str, use_bandit: bool) -> tuple[Finding, ...]:
-    """Rules first, then bandit. Cached: every candidate of a run shares the same `before` texts."""
-    found = list(rules.scan(text, path))
-    if use_bandit:
-        found.extend(bandit_scan.scan_text(text, path, ignore_nosec=True))
-    return tuple(found)
+    def _scan(self, path: str, text: str) -> tuple[Finding, ...]:
+        """Rules first, then bandit."""
+        found = list(rules.scan(text, path))
+        if self.use_bandit:
+            found.extend(bandit_scan.scan_text(text, path, ignore_nosec=True))
+        return tuple(found)
+
+    def _scan_before(self, path: str, text: str) -> tuple[tuple[Finding, ...], bool]:
+        """Findings of the unpatched text and whether it compiled (an absent or oversized text has none)."""
+        if not text or len(text) > self.max_chars:
+            return (), True
+        key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        with self._lock:
+            if key in self._before:
+                self._before.move_to_end(key)
+                return self._before[key]
+        result = (self._scan(path, text), _compiles(text))
+        with self._lock:
+            self._before[key] = result
+            while len(self._before) > 64:
+                self._before.popitem(last=False)
+        return result
 
 
-@lru_cache(maxsize=64)
 def _compiles(text: str) -> bool:
     try:
         ast.parse(text)

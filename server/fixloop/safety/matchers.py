@@ -131,7 +131,8 @@ class Matcher:
             return self._hit("FL-S004", name, call, f"{q}() can run code embedded in the data")
         elif kind == "yaml":
             loader = kw.get("Loader") or (pos[1] if len(pos) > 1 else None)
-            if "unsafe" in q or loader is None or _last_name(loader) not in YAML_SAFE_LOADERS:
+            loader_name = ((self.qualify(loader) or _last_name(loader)).rsplit(".", 1)[-1]) if loader else ""
+            if "unsafe" in q or loader is None or loader_name not in YAML_SAFE_LOADERS:
                 return self._hit("FL-S005", name, call, f"{q}() without a safe Loader")
         elif kind == "mktemp":
             return self._hit("FL-S006", name, call, f"{q}() is open to a race on the file name")
@@ -168,14 +169,7 @@ class Matcher:
         return None
 
     def qualify(self, node: Node) -> str | None:
-        """`sp.run` -> "subprocess.run" after `import subprocess as sp`; None for anything not imported."""
-        if node.type == "identifier":
-            return self.bindings.qualify(_text(node))
-        if node.type == "attribute":
-            obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-            base = self.qualify(obj) if obj is not None else None
-            return f"{base}.{_text(attr)}" if base and attr is not None else None
-        return None
+        return self.bindings.qualify_node(node)
 
     def outside(self, node: Node, depth: int = 0) -> bool:
         """Whether an expression is, visibly, an absolute or home-directory path."""
@@ -203,9 +197,9 @@ class Matcher:
         if func is None:
             return False
         pos, _ = _arguments(node)
-        q = self.qualify(func) or (_text(func) if func.type == "identifier" and _text(func) in ("Path", "PurePath") else "")
-        if q in ("Path", "PurePath"):
-            q = "pathlib.Path"
+        q = self.qualify(func) or ""
+        if not q and func.type == "identifier" and _text(func) in ("Path", "PurePath"):
+            q = "pathlib.Path"  # used without an import we could see (a snippet, a star import)
         if q == "pathlib.Path.home":
             return True
         if q in _PATH_CTORS:

@@ -9,6 +9,7 @@ the language server re-scan only the statements a didChange touched.
 from __future__ import annotations
 
 import threading
+from typing import Collection
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Tree
@@ -36,9 +37,10 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "replace")
 
 
-def scan(text: str, path: str = "") -> list[Finding]:
-    """Findings of every rule in one Python source text, ordered by position."""
-    return [h.finding for h in scan_hits(text, path)]
+def scan(text: str, path: str = "", *, codes: Collection[str] | None = None) -> list[Finding]:
+    """Findings in one Python source text, ordered by position: of every rule, or only of `codes`
+    (e.g. `catalog.EDITOR_CODES`)."""
+    return [h.finding for h in scan_hits(text, path) if codes is None or h.finding.code in codes]
 
 
 def scan_hits(text: str, path: str = "") -> list[Hit]:
@@ -54,10 +56,14 @@ def _ordered(hits: object) -> list[Hit]:
 
 class IncrementalScanner:
     """Holds one buffer's tree and findings; `update(new_text)` re-parses incrementally and
-    re-scans only the statements around what changed. The result always equals `scan(new_text)`."""
+    re-scans only the statements around what changed. The result always equals `scan(new_text)`.
 
-    def __init__(self, path: str = "") -> None:
+    One instance per open document (on didOpen; feed it the full text after each didChange, or drop
+    it on didClose). Not thread-safe: give each instance to one worker at a time."""
+
+    def __init__(self, path: str = "", codes: Collection[str] | None = None) -> None:
         self.path = path
+        self.codes = codes
         self.is_test = bool(path) and is_test_file(path)
         self._src: bytes | None = None
         self._tree: Tree | None = None
@@ -66,7 +72,7 @@ class IncrementalScanner:
         self.last_span: tuple[int, int] | None = None  # bytes re-scanned by the last update; None = all
 
     def findings(self) -> list[Finding]:
-        return [h.finding for h in _ordered(self._hits.values())]
+        return [h.finding for h in _ordered(self._hits.values()) if self.codes is None or h.finding.code in self.codes]
 
     def update(self, text: str) -> list[Finding]:
         src = encode(text)

@@ -1,0 +1,258 @@
+"""The launcher layer every backend shares: env allow-list, rlimits, capped output, wall clock, disk quota.
+
+One loop in the calling thread reads both pipes without blocking, watches the clock and the disk, and
+kills the whole process group when a bound is crossed. It stops reading shortly after the process ends
+even when an orphan still holds the pipe, so a run can never hang the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from .api import RunResult, SandboxLimits
+
+# A variable whose name contains one of these never reaches sandboxed code, whoever passes it.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION", re.IGNORECASE)
+DROPPED_PREFIXES = ("LD_", "DYLD_", "SSH_", "GPG_", "AWS_", "AZURE_", "GOOGLE_", "DOCKER_", "KUBE")
+SECRET_VALUE = re.compile(r"sk-ant-|-----BEGIN [A-Z ]*PRIVATE KEY|gh[pousr]_[A-Za-z0-9]{20,}")
+DRAIN_AFTER_EXIT = 1.0  # seconds to keep reading after the process ended (an orphan may hold the pipe)
+POLL = 0.1
+
+
+def clean_env(env: Mapping[str, str]) -> dict[str, str]:
+    """Keep only plain, non-secret variables; the caller's allow-list is checked again here."""
+    kept: dict[str, str] = {}
+    for name, value in env.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or "\0" in value:
+            continue
+        if SECRET_NAME.search(name) or name.upper().startswith(DROPPED_PREFIXES) or SECRET_VALUE.search(value):
+            continue
+        kept[name] = value
+    return kept
+
+
+def _clamp(kind: int, wanted: int) -> int:
+    """Never ask for more than the launcher's own hard limit: raising it would make prlimit fail."""
+    hard = resource.getrlimit(kind)[1]
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+
+
+def prlimit_argv(limits: SandboxLimits) -> list[str]:
+    """`prlimit ... --`, run *inside* the sandbox so the limits bind after namespaces and uid changes."""
+    prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+    cpu = _clamp(resource.RLIMIT_CPU, max(1, int(limits.cpu_seconds)))
+    cpu_hard = _clamp(resource.RLIMIT_CPU, cpu + 1)  # SIGXCPU first, SIGKILL a second later
+    mb = 1024 * 1024
+    return [
+        prlimit,
+        f"--cpu={cpu}:{cpu_hard}",
+        f"--as={_clamp(resource.RLIMIT_AS, limits.address_space_mb * mb)}",
+        f"--nproc={_clamp(resource.RLIMIT_NPROC, limits.processes)}",
+        f"--fsize={_clamp(resource.RLIMIT_FSIZE, limits.file_size_mb * mb)}",
+        f"--nofile={_clamp(resource.RLIMIT_NOFILE, limits.open_files)}",
+        "--core=0",
+        "--",
+    ]
+
+
+class DiskWatch:
+    """Free space and inodes of the run's writable filesystems, against a per-run quota."""
+
+    def __init__(self, paths: Iterable[Path], quota_mb: int, quota_files: int) -> None:
+        self.quota_bytes = quota_mb * 1024 * 1024
+        self.quota_files = quota_files
+        self.base: dict[int, tuple[Path, int, int]] = {}
+        for path in paths:
+            try:
+                dev = os.stat(path).st_dev
+                if dev not in self.base:
+                    free, files = self._free(path)
+                    self.base[dev] = (path, free, files)
+            except OSError:
+                continue
+
+    @staticmethod
+    def _free(path: Path) -> tuple[int, int]:
+        st = os.statvfs(path)
+        return st.f_bavail * st.f_frsize, st.f_favail
+
+    def used(self) -> tuple[int, int]:
+        """Bytes and inodes consumed since the start, on the worst filesystem."""
+        worst_bytes = worst_files = 0
+        for path, free, files in self.base.values():
+            try:
+                now_free, now_files = self._free(path)
+            except OSError:
+                continue
+            worst_bytes = max(worst_bytes, free - now_free)
+            worst_files = max(worst_files, files - now_files)
+        return worst_bytes, worst_files
+
+    def exceeded(self) -> bool:
+        used_bytes, used_files = self.used()
+        return used_bytes > self.quota_bytes or (self.quota_files > 0 and used_files > self.quota_files)
+
+
+class Capped:
+    """Head and tail of one stream; everything in between is counted and dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.cap:
+                del self.tail[: len(self.tail) - self.cap]
+
+    def text(self) -> tuple[str, str]:
+        return self.head.decode("utf-8", "replace"), self.tail.decode("utf-8", "replace")
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def classify(returncode: int | None, stderr_tail: str) -> str:
+    """Which rlimit most likely ended the run (a hint for the report, never a verdict)."""
+    sig = -returncode if returncode is not None and returncode < 0 else (
+        returncode - 128 if returncode is not None and 128 < returncode < 160 else 0)
+    if sig == signal.SIGXCPU:
+        return "cpu"
+    if sig == signal.SIGXFSZ or "File too large" in stderr_tail:
+        return "file_size"
+    if "MemoryError" in stderr_tail or "Cannot allocate memory" in stderr_tail:
+        return "memory"
+    if "Too many open files" in stderr_tail:
+        return "open_files"
+    if "Resource temporarily unavailable" in stderr_tail and "fork" in stderr_tail.lower():
+        return "processes"
+    return ""
+
+
+@dataclass
+class Launch:
+    """How a backend wants its command started; `supervise` does the rest."""
+
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+    watch: Sequence[Path] = ()
+    pass_fds: Sequence[int] = ()
+    on_kill: Callable[[], None] | None = None  # extra cleanup beyond the process group (e.g. a container)
+    term_grace: float = 0.0  # >0: SIGTERM the launched process first so its supervisor can reap the tree
+    extra_env: Mapping[str, str] = field(default_factory=dict)  # launcher-only variables (not for the sandbox)
+
+
+def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: tuple[str, ...],
+              live: set[int] | None = None) -> RunResult:
+    """Start the command in its own session and watch it until it ends or a bound is crossed."""
+    started = time.monotonic()
+    env = {**launch.env, **launch.extra_env}
+    proc = subprocess.Popen(
+        list(launch.argv), cwd=launch.cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=tuple(launch.pass_fds),
+    )
+    if live is not None:
+        live.add(proc.pid)
+    streams = {proc.stdout.fileno(): Capped(limits.output_bytes),  # type: ignore[union-attr]
+               proc.stderr.fileno(): Capped(limits.output_bytes)}  # type: ignore[union-attr]
+    out, err = streams.values()
+    watch = DiskWatch(launch.watch, limits.disk_quota_mb, limits.disk_files)
+    selector = selectors.DefaultSelector()
+    for fd in streams:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    deadline = started + limits.wall_seconds
+    ended_at: float | None = None
+    limit_hit = ""
+    next_check = started
+    try:
+        while selector.get_map():
+            for key, _ in selector.select(POLL):
+                try:
+                    chunk = os.read(key.fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if chunk:
+                    streams[key.fd].feed(chunk)
+                else:
+                    selector.unregister(key.fd)
+            now = time.monotonic()
+            if ended_at is None and proc.poll() is not None:
+                ended_at = now
+                kill_group(proc.pid)  # daemons left in the group go with it
+            if ended_at is not None:
+                if now - ended_at > DRAIN_AFTER_EXIT:
+                    break
+                continue
+            if now >= next_check:
+                next_check = now + POLL
+                if now >= deadline:
+                    limit_hit = "wall"
+                elif watch.exceeded():
+                    limit_hit = "disk"
+                if limit_hit:
+                    _kill(proc, launch)
+    finally:
+        if ended_at is None:
+            _kill(proc, launch)
+        proc.wait()
+        if live is not None:
+            live.discard(proc.pid)
+        selector.close()
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+    rc = proc.returncode
+    eh, et = err.text()
+    oh, ot = out.text()
+    if not limit_hit and rc != 0:
+        limit_hit = classify(rc, eh + et)
+    timed_out = limit_hit == "wall"
+    return RunResult(
+        returncode=None if timed_out else rc, signal=-rc if rc is not None and rc < 0 else None,
+        timed_out=timed_out, limit_hit=limit_hit, stdout_head=oh, stdout_tail=ot, stdout_total=out.total,
+        stderr_head=eh, stderr_tail=et, stderr_total=err.total, duration=time.monotonic() - started,
+        backend=backend, guarantees=guarantees,
+    )
+
+
+def _kill(proc: subprocess.Popen[bytes], launch: Launch) -> None:
+    if launch.term_grace > 0 and proc.poll() is None:
+        try:
+            proc.terminate()
+            proc.wait(launch.term_grace)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    kill_group(proc.pid)
+    if launch.on_kill is not None:
+        try:
+            launch.on_kill()
+        except Exception:  # cleanup of an outside resource must not mask the run's result
+            pass
