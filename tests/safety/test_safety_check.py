@@ -93,6 +93,17 @@ def test_non_python_files_are_not_scanned() -> None:
     assert PatchSafety().check(Patch((change,))).ok
 
 
+def test_run_configuration_may_not_change() -> None:
+    for path, before, after in [
+        ("pytest.ini", "[pytest]\n", "[pytest]\naddopts = --deselect test_calc.py::test_add\n"),
+        ("pyproject.toml", "[project]\n", "[project]\n[tool.pytest.ini_options]\naddopts = '-p evil'\n"),
+        ("pkg/evil.pth", "", "import os; os.system('x')\n"),
+        ("sitecustomize.py", "", "print('hello')\n"),
+    ]:
+        verdict = PatchSafety().check(Patch((FileChange(path, before, after),)))
+        assert not verdict.ok and "FL-S012" in verdict.reason, path
+
+
 def test_rules_only_without_bandit() -> None:
     after = BEFORE.replace("    return a < x < b", "    eval(x)\n    return a < x < b")
     verdict = PatchSafety(use_bandit=False).check(patch(after))

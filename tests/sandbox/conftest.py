@@ -79,6 +79,24 @@ class Listener:
             except (socket.timeout, OSError):
                 pass
 
+    def drain(self) -> list[str]:
+        """Everything that reached the listeners, including connections still waiting in a backlog.
+        Stops the serving thread: call it once, at the end of a test."""
+        self._stop = True
+        self._thread.join(2)
+        for kind, s in (("tcp", self.tcp), ("unix", self.unix), ("abstract", self.abstract), ("udp", self.udp)):
+            s.setblocking(False)
+            try:
+                if kind == "udp":
+                    s.recvfrom(100)
+                else:
+                    conn, _ = s.accept()
+                    conn.close()
+                self.hits.append(kind)
+            except OSError:
+                pass
+        return self.hits
+
     @property
     def ports(self) -> tuple[int, int]:
         return self.tcp.getsockname()[1], self.udp.getsockname()[1]
@@ -111,6 +129,7 @@ class World:
 
     def run(self, sandbox: Any, attack: str, *args: str, **limits: Any) -> tuple[RunResult, dict[str, Any]]:
         defaults: dict[str, Any] = dict(wall_seconds=15.0, cpu_seconds=10, address_space_mb=1024, processes=64,
+                                        memory_total_mb=2048,
                                         file_size_mb=64, open_files=256, disk_quota_mb=64, output_bytes=16384)
         defaults.update(limits)
         result = sandbox.run([sys.executable, "payload.py", attack, self.tag, *args], self.ws,

@@ -49,6 +49,20 @@ def mem_bomb(chunk_mb):
     say(allocated_mb=len(held) * int(chunk_mb))
 
 
+def mem_spread(procs, mb):
+    """Many processes, each under the per-process limit, together over the run's memory cap."""
+    for _ in range(int(procs)):
+        if os.fork() == 0:
+            block = bytearray(int(mb) * 1024 * 1024)
+            for i in range(0, len(block), 4096):
+                block[i] = 1  # touch every page: resident, not just reserved
+            time.sleep(30)
+            os._exit(0)
+    say(spawned=True)
+    time.sleep(30)
+    say(survived=True)
+
+
 def cpu_loop(ignore):
     if ignore == "1":
         signal.signal(signal.SIGXCPU, signal.SIG_IGN)
@@ -62,12 +76,16 @@ def sleep_forever():
     time.sleep(3600)
 
 
-def disk_fill(total_mb):
-    os.makedirs("fill", exist_ok=True)
+def disk_fill(total_mb, where="fill"):
+    if where == "tmp":
+        import tempfile
+
+        where = tempfile.mkdtemp()
+    os.makedirs(where, exist_ok=True)
     block = b"x" * (1024 * 1024)
     written = 0
     for i in range(int(total_mb)):
-        with open(f"fill/f{i}", "wb") as f:
+        with open(f"{where}/f{i}", "wb") as f:
             f.write(block)
             f.flush()
             os.fsync(f.fileno())

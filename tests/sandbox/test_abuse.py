@@ -27,7 +27,7 @@ def settled(world: World, before: dict[str, bytes]) -> None:
     assert world.snapshot() == before, "a host file changed"
     assert world.bait.poll() is None, "the bait process was killed"
     assert world.leftovers() == [], "processes of the run are still running"
-    assert world.listener.hits == [], f"host listeners were reached: {world.listener.hits}"
+    assert world.listener.drain() == [], f"host listeners were reached: {world.listener.hits}"
     assert not ETC_BAIT.exists()
 
 
@@ -53,12 +53,21 @@ def test_memory_bomb_hits_the_address_space_limit(sandbox: Any, world: World) ->
     settled(world, before)
 
 
+def test_memory_spread_over_processes_hits_the_run_cap(sandbox: Any, world: World) -> None:
+    # RLIMIT_AS is per process: 5 x 80 MiB stays under it, the launcher's tree-wide RSS cap does not.
+    before = world.snapshot()
+    result, facts = world.run(sandbox, "mem_spread", "5", "80", address_space_mb=300, memory_total_mb=200,
+                              wall_seconds=25)
+    assert facts.get("spawned") and not facts.get("survived"), facts
+    assert result.limit_hit == "memory" and result.duration < 20, result
+    settled(world, before)
+
+
 def test_cpu_loop_is_killed_by_the_cpu_limit(sandbox: Any, world: World) -> None:
     before = world.snapshot()
-    result, facts = world.run(sandbox, "cpu_loop", "0", cpu_seconds=1, wall_seconds=20)
-    assert facts.get("started") and result.limit_hit == "cpu" and not result.timed_out, result
-    result, facts = world.run(sandbox, "cpu_loop", "1", cpu_seconds=1, wall_seconds=20)  # ignores SIGXCPU
-    assert facts.get("started") and not result.timed_out and result.duration < 15, result
+    # It ignores SIGXCPU, so the hard limit's SIGKILL ends it; the launcher still names the cause.
+    result, facts = world.run(sandbox, "cpu_loop", "1", cpu_seconds=1, wall_seconds=20)
+    assert facts.get("started") and not result.timed_out and result.limit_hit == "cpu", result
     settled(world, before)
 
 
@@ -76,6 +85,14 @@ def test_many_file_disk_fill_is_stopped_by_the_quota(sandbox: Any, world: World)
     assert result.limit_hit == "disk", result
     assert not facts.get("done") and facts.get("written_mb", 0) < 200, facts
     settled(world, before)
+
+
+def test_filling_the_temp_dir_is_stopped(sandbox: Any, world: World) -> None:
+    # bwrap: a sized tmpfs gives ENOSPC; landlock: TMPDIR is a watched per-run directory on disk.
+    result, facts = world.run(sandbox, "disk_fill", "400", "tmp", disk_quota_mb=24, tmp_mb=16, wall_seconds=30)
+    assert not facts.get("done") and facts.get("written_mb", 0) < 40, facts
+    assert result.limit_hit == "disk" or "No space left" in result.output, result
+    assert world.leftovers() == []
 
 
 def test_one_big_file_is_stopped_by_the_file_size_limit(sandbox: Any, world: World) -> None:
@@ -176,3 +193,14 @@ def test_huge_stdout_keeps_the_parent_small(sandbox: Any, world: World) -> None:
     assert len(result.stdout_head) <= 65536 and len(result.stdout_tail) <= 65536
     assert (peak_after - peak_before) < 50 * 1024, "parent RSS grew (KiB)"
     assert world.leftovers() == []
+
+
+def test_the_host_listeners_do_notice_a_connection(world: World) -> None:
+    # The checks above would be empty if the listeners could not see anything: show that they do.
+    import socket
+
+    tcp, udp = world.listener.ports
+    socket.create_connection(("127.0.0.1", tcp), timeout=2).close()
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(world.listener.unix_path)
+    assert sorted(set(world.listener.drain())) == ["tcp", "unix"]

@@ -55,3 +55,45 @@ def test_read_only_binds_never_show_root_home_or_the_copys_parents(tmp_path: Pat
     assert not sources & {str(p) for p in wide}
     assert ("/opt" in sources) == Path("/opt").exists()
     assert argv[argv.index("--bind") + 1] == str(ws)
+
+
+def test_write_and_unlink_beneath_never_follow_planted_links(tmp_path: Path) -> None:
+    from fixloop.sandbox.hostio import unlink_beneath, write_beneath
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("keep")
+    root = tmp_path / "ws"
+    root.mkdir()
+    write_beneath(root, "new/dir/f.py", b"one")
+    write_beneath(root, "new/dir/f.py", b"2")
+    assert (root / "new/dir/f.py").read_bytes() == b"2"
+    os.symlink(outside, root / "linkdir")
+    os.symlink(outside / "victim", root / "linkfile")
+    os.link(outside / "victim", root / "hard")
+    for name in ("linkdir/victim", "linkfile", "hard", "linkdir/new.py"):
+        with pytest.raises(UnsafeFile):
+            write_beneath(root, name, b"pwned")
+    with pytest.raises(UnsafeFile):
+        unlink_beneath(root, "linkdir/victim")
+    unlink_beneath(root, "linkfile")  # removes the link itself
+    unlink_beneath(root, "missing/file")
+    assert not os.path.lexists(root / "linkfile")
+    assert (outside / "victim").read_text() == "keep" and sorted(p.name for p in outside.iterdir()) == ["victim"]
+
+
+def test_chown_tree_never_follows_links_out_of_the_copy(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown needs root")
+    from fixloop.sandbox.bwrap import chown_tree
+
+    outside = tmp_path / "outside"
+    outside.write_text("host")
+    ws = tmp_path / "ws"
+    (ws / "d").mkdir(parents=True)
+    (ws / "d" / "f").write_text("x")
+    os.symlink(outside, ws / "link")
+    os.link(outside, ws / "hard")
+    chown_tree(ws, 54321)
+    assert (ws / "d" / "f").stat().st_uid == 54321 and (ws / "d").stat().st_uid == 54321
+    assert outside.stat().st_uid == 0

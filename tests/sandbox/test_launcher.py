@@ -97,6 +97,11 @@ def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:
     assert result.stdout_head.split()[2:4] == ["20", "20"], result.output
 
 
+def test_probes_run_once_per_process() -> None:
+    first = probe("bwrap")
+    assert probe("bwrap") is first and probe("none") is probe("none")
+
+
 def test_auto_refuses_to_run_unsandboxed_when_nothing_isolates() -> None:
     # No bwrap and no prlimit on PATH: neither isolating backend can start, and auto must say so.
     code = ("from fixloop.config import SandboxSettings\nfrom fixloop.sandbox.select import choose\n"
@@ -131,3 +136,28 @@ def test_fix_stops_with_instructions_when_no_sandbox_works(tmp_path: Path) -> No
                           env={"PATH": "/nonexistent", "PYTHONPATH": str(REPO / "server")})
     assert done.returncode == 1, done.stderr
     assert "install bubblewrap" in done.stderr.lower() and "internal error" not in done.stderr
+
+
+def test_closing_both_pipes_early_does_not_end_the_watch(tmp_path: Path) -> None:
+    code = "import os, time\nos.close(1); os.close(2)\ntime.sleep(1.0)\nopen('done', 'w').write('x')\n"
+    result = PlainSandbox().run([sys.executable, "-c", code], tmp_path, SandboxLimits(wall_seconds=20), Policy())
+    assert result.returncode == 0 and (tmp_path / "done").exists()
+    result = PlainSandbox().run([sys.executable, "-c", "import os, time\nos.close(1); os.close(2)\ntime.sleep(60)"],
+                                tmp_path, SandboxLimits(wall_seconds=1.5), Policy())
+    assert result.timed_out and result.duration < 5
+
+
+def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
+    from fixloop.sandbox.launcher import DiskWatch
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    watch = DiskWatch([ws], quota_mb=4, quota_files=1000)
+    (other / "big").write_bytes(os.urandom(6 * 1024 * 1024))  # same filesystem, not the run's
+    os.sync()
+    assert not watch.exceeded()
+    (ws / "big").write_bytes(os.urandom(6 * 1024 * 1024))
+    os.sync()
+    assert watch.exceeded()

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 from ..core.model import Frame, Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from ..sandbox.hostio import unlink_beneath
 from .scratch import Scratch
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
@@ -156,9 +157,7 @@ class PytestRunner:
         self.python = real_executable(find_python(workspace, python))
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
-        runtime = self.scratch.root / RUNTIME_DIR
-        runtime.mkdir(exist_ok=True)
-        shutil.copy(PLUGIN, runtime / "fixloop_report.py")
+        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_report.py", PLUGIN.read_bytes())
         self.policy = Policy(read_only=interpreter_paths(self.python), env=sandbox_env(self.python))
         self.runs = 0
 
@@ -174,6 +173,7 @@ class PytestRunner:
         report_name = f"{RUNTIME_DIR}/report-{self.runs}.jsonl"
         written: list[str] = []
         try:
+            unlink_beneath(self.scratch.root, report_name)  # a report planted by an earlier run is never read
             for change in patch.changes if patch else ():
                 self.scratch.write(change.path, change.after)
                 written.append(change.path)
@@ -200,11 +200,15 @@ class PytestRunner:
             return report
         finally:
             for name in written:
-                self.scratch.restore(name)
+                try:
+                    self.scratch.restore(name)
+                except OSError:
+                    pass  # a planted symlink or special file: refused, and the next write refuses too
             try:
-                (self.scratch.root / report_name).unlink()
+                unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
+            self.scratch.reset()
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

@@ -52,6 +52,10 @@ RULES: dict[str, Rule] = {
              generated_only=True),
         Rule("FL-S011", "dynamic-import", "warning",
              "__import__/importlib.import_module of a computed name can load any module", generated_only=True),
+        Rule("FL-S012", "run-config", "error",
+             "changes how tests or the interpreter start (pytest, tox or setup configuration, .pth files, "
+             "sitecustomize): a candidate could deselect tests, load a plugin or run code before them",
+             generated_only=True),
     )
 }
 

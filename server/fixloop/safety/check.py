@@ -7,7 +7,8 @@ next to an old `os.system` call does not make the old call the candidate's fault
 not compile before (the candidate repairs a syntax error), bandit could not see the old findings, so
 only findings on lines the patch touched count. An introduced finding of severity "error" blocks the
 candidate; the others are reported in the verdict.
-`# nosec` is ignored here: a generated candidate must not be able to switch the check off.
+`# nosec` is ignored here: a generated candidate must not be able to switch the check off. A change
+to a file that decides how tests or the interpreter start (FL-S012) is refused whatever it says.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from collections import Counter, OrderedDict
 
 from ..core.model import Finding, Patch, Verdict
 from . import bandit_scan, rules
+from .catalog import RULES
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+# Files that decide which tests run and what runs before them: no candidate may change them.
+RUN_CONFIG_NAMES = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "noxfile.py",
+                              "sitecustomize.py", "usercustomize.py", ".pdbrc", "pytest.toml", ".pytest.toml"})
 MAX_SCAN_CHARS = 2_000_000  # larger texts are refused rather than scanned for seconds
 _SPACE = re.compile(r"\s+")
 
@@ -41,7 +46,13 @@ class PatchSafety:
     def check(self, patch: Patch) -> Verdict:
         introduced: list[Finding] = []
         for change in patch.changes:
-            if not change.path.endswith(PYTHON_SUFFIXES) or change.after == change.before:
+            if change.after == change.before:
+                continue
+            if is_run_config(change.path):
+                introduced.append(Finding(change.path, 1, "FL-S012", f"{change.path} configures how tests run "
+                                          f"({RULES['FL-S012'].name})", "error"))
+                continue
+            if not change.path.endswith(PYTHON_SUFFIXES):
                 continue
             if len(change.after) > self.max_chars:
                 return Verdict(False, (), f"unsafe: {change.path} is too large to check "
@@ -86,6 +97,11 @@ class PatchSafety:
             while len(self._before) > 64:
                 self._before.popitem(last=False)
         return result
+
+
+def is_run_config(path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in RUN_CONFIG_NAMES or name.endswith(".pth")
 
 
 def _compiles(text: str) -> bool:

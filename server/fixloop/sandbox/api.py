@@ -15,7 +15,8 @@ class SandboxUnavailable(RuntimeError):
 class SandboxLimits:
     wall_seconds: float = 120.0
     cpu_seconds: int = 130
-    address_space_mb: int = 4096
+    address_space_mb: int = 4096  # per process (RLIMIT_AS)
+    memory_total_mb: int = 8192  # resident memory of the whole run, summed by the launcher's watchdog; 0 = off
     processes: int = 512
     file_size_mb: int = 1024
     open_files: int = 4096

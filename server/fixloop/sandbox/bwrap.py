@@ -129,6 +129,8 @@ def chown_tree(root: Path, uid: int) -> None:
         with os.scandir(stack.pop()) as it:
             for entry in it:
                 st = entry.stat(follow_symlinks=False)
+                if st.st_nlink > 1 and not entry.is_dir(follow_symlinks=False):
+                    continue  # a hard link may share its inode with a file outside the copy: leave it
                 if st.st_uid != uid:
                     os.lchown(entry.path, uid, uid)
                 if entry.is_dir(follow_symlinks=False):

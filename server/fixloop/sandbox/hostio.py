@@ -56,3 +56,66 @@ def read_beneath(root: Path, relpath: str, limit: int) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+def _parent_fd(root: Path, relpath: str, create: bool) -> tuple[int, str]:
+    """A directory fd for the parent of `relpath` (no symlinks followed on the way) and the last name."""
+    parts = PurePosixPath(relpath).parts
+    if not parts or PurePosixPath(relpath).is_absolute() or any(p in ("..", ".") for p in parts):
+        raise UnsafeFile(f"{relpath!r} is not a plain relative path")
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(root, flags)
+    try:
+        for part in parts[:-1]:
+            try:
+                nxt = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                nxt = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    except OSError as e:
+        os.close(fd)
+        raise UnsafeFile(e.errno, f"refusing {relpath}: {e.strerror}") from e
+    return fd, parts[-1]
+
+
+def write_beneath(root: Path, relpath: str, data: bytes) -> None:
+    """Write a regular file under `root`, never through a symlink, hard link or special file planted there."""
+    dir_fd, name = _parent_fd(root, relpath, create=True)
+    try:
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644,
+                         dir_fd=dir_fd)
+        except OSError as e:
+            raise UnsafeFile(e.errno, f"refusing to write {relpath}: {e.strerror}") from e
+    finally:
+        os.close(dir_fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            raise UnsafeFile(f"refusing to write {relpath}: not a singly linked regular file")
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def unlink_beneath(root: Path, relpath: str) -> None:
+    """Remove `root/relpath` (the name itself, never what a symlink points at); a missing file is fine."""
+    try:
+        dir_fd, name = _parent_fd(root, relpath, create=False)
+    except UnsafeFile as e:
+        if e.errno == 2:
+            return
+        raise
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(dir_fd)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import seccomp_filter
-from .api import Policy, RunResult, SandboxLimits
+from .api import Policy, RunResult, SandboxLimits, SandboxUnavailable
 from .launcher import Launch, clean_env, prlimit_argv, supervise
 
 SUPERVISOR = Path(__file__).with_name("landlock_exec.py")
@@ -73,10 +73,12 @@ class LandlockSandbox:
         env = clean_env(policy.env)
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update(HOME=str(tmp), TMPDIR=str(tmp))
-        command = [sys.executable, "-I", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
+        command = [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
         return Launch(command, workspace, env, watch=(workspace, tmp), term_grace=2.0)
 
     def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
+        if policy.network:
+            raise SandboxUnavailable("the landlock backend never gives network access; set sandbox.backend = \"none\"")
         tmp = Path(tempfile.mkdtemp(prefix="fixloop-run-"))
         try:
             launch = self.launch(argv, workspace.resolve(), tmp, limits, policy)

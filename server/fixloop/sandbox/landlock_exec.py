@@ -1,4 +1,4 @@
-"""Supervisor for the landlock backend, run as a script: `python -I landlock_exec.py CONFIG_JSON -- CMD...`.
+"""Supervisor for the landlock backend, run as a script: `python -I -S landlock_exec.py CONFIG_JSON -- CMD...`.
 
 Standalone on purpose (only the standard library): it runs before anything is restricted and must
 not import the project. The parent half becomes a child subreaper and kills every descendant when

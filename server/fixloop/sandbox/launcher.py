@@ -66,13 +66,16 @@ def prlimit_argv(limits: SandboxLimits) -> list[str]:
 
 
 class DiskWatch:
-    """Free space and inodes of the run's writable filesystems, against a per-run quota."""
+    """A per-run disk quota. Free space and inodes of the run's filesystems are the cheap trigger (checked
+    every 0.1 s); when they cross the quota, the run's own writable trees are measured to confirm, so
+    heavy writes by other programs on the same disk do not kill the run (the trigger re-arms instead)."""
 
     def __init__(self, paths: Iterable[Path], quota_mb: int, quota_files: int) -> None:
+        self.paths = [Path(p) for p in paths]
         self.quota_bytes = quota_mb * 1024 * 1024
         self.quota_files = quota_files
         self.base: dict[int, tuple[Path, int, int]] = {}
-        for path in paths:
+        for path in self.paths:
             try:
                 dev = os.stat(path).st_dev
                 if dev not in self.base:
@@ -87,7 +90,7 @@ class DiskWatch:
         return st.f_bavail * st.f_frsize, st.f_favail
 
     def used(self) -> tuple[int, int]:
-        """Bytes and inodes consumed since the start, on the worst filesystem."""
+        """Bytes and inodes consumed on the worst filesystem since the start (or the last re-arm)."""
         worst_bytes = worst_files = 0
         for path, free, files in self.base.values():
             try:
@@ -98,9 +101,74 @@ class DiskWatch:
             worst_files = max(worst_files, files - now_files)
         return worst_bytes, worst_files
 
-    def exceeded(self) -> bool:
-        used_bytes, used_files = self.used()
+    def _over(self, used_bytes: int, used_files: int) -> bool:
         return used_bytes > self.quota_bytes or (self.quota_files > 0 and used_files > self.quota_files)
+
+    def tree_usage(self) -> tuple[int, int]:
+        """Allocated bytes and entries under the watched paths; stops counting once over the quota."""
+        size = count = 0
+        stack = [str(p) for p in self.paths]
+        while stack and not self._over(size, count):
+            try:
+                with os.scandir(stack.pop()) as it:
+                    for entry in it:
+                        count += 1
+                        st = entry.stat(follow_symlinks=False)
+                        size += st.st_blocks * 512
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+            except OSError:
+                continue
+        return size, count
+
+    def exceeded(self) -> bool:
+        if not self._over(*self.used()):
+            return False
+        if self._over(*self.tree_usage()):
+            return True
+        for dev, (path, _, _) in list(self.base.items()):  # someone else wrote: re-arm from here
+            try:
+                self.base[dev] = (path, *self._free(path))
+            except OSError:
+                pass
+        return False
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TREE_EVERY = 1.0  # seconds between scans of the whole /proc (about 10 ms each on a busy machine)
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_usage(root_pid: int) -> tuple[int, float]:
+    """Resident bytes of `root_pid` and all its descendants (orphans of a pid namespace or a subreaper
+    stay descendants), and the most CPU seconds any one of them has used, from /proc/*/stat."""
+    parent: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(name)
+        parent[pid] = int(fields[1])
+        rss[pid] = int(fields[21]) * PAGE
+        cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    total, most, stack = 0, 0.0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        most = max(most, cpu.get(pid, 0.0))
+        stack.extend(children.get(pid, ()))
+    return total, most
 
 
 class Capped:
@@ -134,11 +202,13 @@ def kill_group(pid: int) -> None:
         pass
 
 
-def classify(returncode: int | None, stderr_tail: str) -> str:
+def classify(returncode: int | None, stderr_tail: str, cpu_used: float = 0.0, cpu_limit: float = 0.0) -> str:
     """Which rlimit most likely ended the run (a hint for the report, never a verdict)."""
     sig = -returncode if returncode is not None and returncode < 0 else (
         returncode - 128 if returncode is not None and 128 < returncode < 160 else 0)
-    if sig == signal.SIGXCPU:
+    # SIGKILL comes at the hard limit (soft + 1 s) when the program ignored SIGXCPU; `cpu_used` is the
+    # reaped tree's total or the last once-a-second sample, which is at least the soft limit by then.
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_limit and cpu_used >= cpu_limit - 0.1):
         return "cpu"
     if sig == signal.SIGXFSZ or "File too large" in stderr_tail:
         return "file_size"
@@ -176,6 +246,7 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     )
     if live is not None:
         live.add(proc.pid)
+    reaper = Reaper(proc)
     streams = {proc.stdout.fileno(): Capped(limits.output_bytes),  # type: ignore[union-attr]
                proc.stderr.fileno(): Capped(limits.output_bytes)}  # type: ignore[union-attr]
     out, err = streams.values()
@@ -188,25 +259,30 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     ended_at: float | None = None
     limit_hit = ""
     next_check = started
+    next_tree = started + TREE_EVERY
+    memory_cap = limits.memory_total_mb * 1024 * 1024
     try:
-        while selector.get_map():
-            for key, _ in selector.select(POLL):
-                try:
-                    chunk = os.read(key.fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    streams[key.fd].feed(chunk)
-                else:
-                    selector.unregister(key.fd)
+        while True:
+            if selector.get_map():
+                for key, _ in selector.select(POLL):
+                    try:
+                        chunk = os.read(key.fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        chunk = b""
+                    if chunk:
+                        streams[key.fd].feed(chunk)
+                    else:
+                        selector.unregister(key.fd)
+            else:  # both pipes closed, the process may still run: keep watching it
+                time.sleep(POLL)
             now = time.monotonic()
-            if ended_at is None and proc.poll() is not None:
+            if ended_at is None and reaper.done():
                 ended_at = now
                 kill_group(proc.pid)  # daemons left in the group go with it
             if ended_at is not None:
-                if now - ended_at > DRAIN_AFTER_EXIT:
+                if not selector.get_map() or now - ended_at > DRAIN_AFTER_EXIT:
                     break
                 continue
             if now >= next_check:
@@ -215,12 +291,18 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
                     limit_hit = "wall"
                 elif watch.exceeded():
                     limit_hit = "disk"
+                elif now >= next_tree:
+                    next_tree = now + TREE_EVERY
+                    rss, most_cpu = tree_usage(proc.pid)
+                    reaper.cpu_seen = max(reaper.cpu_seen, most_cpu)
+                    if memory_cap and rss > memory_cap:
+                        limit_hit = "memory"
                 if limit_hit:
-                    _kill(proc, launch)
+                    _kill(reaper, launch)
     finally:
         if ended_at is None:
-            _kill(proc, launch)
-        proc.wait()
+            _kill(reaper, launch)
+        reaper.wait()
         if live is not None:
             live.discard(proc.pid)
         selector.close()
@@ -233,7 +315,7 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     eh, et = err.text()
     oh, ot = out.text()
     if not limit_hit and rc != 0:
-        limit_hit = classify(rc, eh + et)
+        limit_hit = classify(rc, eh + et, max(reaper.cpu, reaper.cpu_seen), limits.cpu_seconds)
     timed_out = limit_hit == "wall"
     return RunResult(
         returncode=None if timed_out else rc, signal=-rc if rc is not None and rc < 0 else None,
@@ -243,13 +325,47 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     )
 
 
-def _kill(proc: subprocess.Popen[bytes], launch: Launch) -> None:
-    if launch.term_grace > 0 and proc.poll() is None:
+class Reaper:
+    """Waits for the launched process with wait4, so the CPU time of the whole reaped tree is known."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.cpu = 0.0  # from wait4: the whole reaped tree
+        self.cpu_seen = 0.0  # the most any one process of the tree had used at the last sample
+
+    def done(self, block: bool = False) -> bool:
+        if self.proc.returncode is not None:
+            return True
+        try:
+            pid, status, usage = os.wait4(self.proc.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            self.proc.returncode = self.proc.returncode if self.proc.returncode is not None else -signal.SIGKILL
+            return True
+        if pid == 0:
+            return False
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.cpu = usage.ru_utime + usage.ru_stime  # includes every descendant the tree reaped
+        return True
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if timeout is None:
+            return self.done(block=True)
+        end = time.monotonic() + timeout
+        while not self.done():
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.02)
+        return True
+
+
+def _kill(reaper: Reaper, launch: Launch) -> None:
+    proc = reaper.proc
+    if launch.term_grace > 0 and not reaper.done():
         try:
             proc.terminate()
-            proc.wait(launch.term_grace)
-        except (OSError, subprocess.TimeoutExpired):
+        except OSError:
             pass
+        reaper.wait(launch.term_grace)
     kill_group(proc.pid)
     if launch.on_kill is not None:
         try:

@@ -76,6 +76,7 @@ class Configured:
         s = self.settings
         limits = dataclasses.replace(
             limits, address_space_mb=min(limits.address_space_mb, s.memory_mb),
+            memory_total_mb=min(limits.memory_total_mb, s.memory_mb) if limits.memory_total_mb else s.memory_mb,
             processes=min(limits.processes, s.processes), disk_quota_mb=min(limits.disk_quota_mb, s.disk_quota_mb))
         return self.inner.run(argv, workspace, limits, policy)
 
