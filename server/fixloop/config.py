@@ -25,11 +25,14 @@ from .core.model import Limits
 @dataclass(frozen=True)
 class LLMSettings:
     enabled: bool = True
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     base_url: str = ""
     api_key_env: str = "ANTHROPIC_API_KEY"
+    api_key: str = field(default="", repr=False)  # from the editor; prefer the environment variable
     timeout_seconds: float = 60.0
     max_retries: int = 2
+    stream: bool = True  # streamed answers can be stopped between events
+    max_tool_rounds: int = 8  # model turns spent on one patch before giving up on it
     max_output_tokens: int = 4096
     context_tokens: int = 24_000
     daily_budget_usd: float = 0.0  # 0 = no daily budget
@@ -62,6 +65,9 @@ class DiagnosticsSettings:
     safety: bool = True
     memory: bool = True
     max_file_bytes: int = 1_000_000
+    debounce_ms: int = 0  # wait this long after the last change; edits during a check fold into the next one
+    incremental: bool = True  # reuse the previous syntax tree when a document changes
+    bandit_on_save: bool = True
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ class Settings:
     allow_test_edits: bool = False
     offline: bool = False
     pytest_args: tuple[str, ...] = ()
+    warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
+    plausible_lookahead: int = Limits.plausible_lookahead
     llm: LLMSettings = field(default_factory=LLMSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
@@ -88,6 +96,7 @@ class Settings:
             max_iterations=self.max_iterations, max_candidates=self.max_candidates, wall_seconds=self.wall_seconds,
             breaker_repeats=self.breaker_repeats, test_timeout=self.test_timeout,
             per_test_timeout=self.per_test_timeout, max_tokens=self.max_tokens, max_cost_usd=self.max_cost_usd,
+            plausible_lookahead=self.plausible_lookahead,
         )
 
 
@@ -163,7 +172,37 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return base, [f"{path}: cannot read [tool.fixloop] ({e}); using defaults"]
     table = data.get("tool", {}).get("fixloop", {})
-    return load(table, base, "[tool.fixloop] ")
+    if not isinstance(table, dict):
+        return load(table, base, "[tool.fixloop] ")
+    table, refused = _without_untrusted(table)
+    settings, problems = load(table, base, "[tool.fixloop] ")
+    return settings, [f"[tool.fixloop] {r}" for r in refused] + problems
+
+
+# A repository is untrusted: its pyproject.toml may not pick where the key goes, which variable holds
+# it, or switch the sandbox off. Only the user's own settings (editor, CLI, environment) may.
+_UNTRUSTED = {
+    ("llm", "api_key"): "ignored; keep keys out of the repository (use the environment or the editor)",
+    ("llm", "api_key_env"): "ignored from a project file; set it in the editor or keep the default",
+    ("llm", "base_url"): "ignored from a project file (it decides where your API key is sent); "
+                         "set it in the editor settings instead",
+}
+
+
+def _without_untrusted(table: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    refused: list[str] = []
+    out = dict(table)
+    for (section, key), why in _UNTRUSTED.items():
+        sub = out.get(section)
+        if isinstance(sub, dict) and any(k.replace("-", "_") == key for k in sub):
+            out[section] = {k: v for k, v in sub.items() if k.replace("-", "_") != key}
+            refused.append(f"{section}.{key}: {why}")
+    sandbox = out.get("sandbox")
+    if isinstance(sandbox, dict) and sandbox.get("backend") == "none":
+        out["sandbox"] = {k: v for k, v in sandbox.items() if k != "backend"}
+        refused.append('sandbox.backend = "none": ignored from a project file; only you can switch the '
+                       "sandbox off (--sandbox none, or the editor setting)")
+    return out, refused
 
 
 def load(data: Mapping[str, Any], base: Settings = Settings(), prefix: str = "") -> tuple[Settings, list[str]]:

@@ -52,6 +52,8 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
         "tokens": usage.tokens,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "wall_seconds": round(outcome.durations.get("total", 0.0), 3),
         "durations": {k: round(v, 3) for k, v in outcome.durations.items()},
@@ -94,11 +96,11 @@ class RunLog:
         summary = summary_of(outcome, self.dir)
         try:
             tmp = self.dir / "summary.json.tmp"
-            tmp.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+            tmp.write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8", errors="surrogateescape")
             os.replace(tmp, self.dir / "summary.json")
             if outcome.patch:
-                (self.dir / "fix.diff").write_text(summary["diff"], encoding="utf-8")
-        except OSError:
+                (self.dir / "fix.diff").write_bytes(summary["diff"].encode("utf-8", "surrogateescape"))
+        except (OSError, ValueError):
             pass
         self._events.close()
         return summary

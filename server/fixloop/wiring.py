@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -9,7 +11,9 @@ from .config import Settings
 from .core.integrity import is_test_file
 from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
-from .repair.localize import TracebackLocalizer
+from .llm.cost import DailyBudget
+from .llm.proposer import LLMProposer
+from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety.check import PatchSafety
@@ -22,11 +26,29 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
-                        task.overlays, settings.pytest_args)
+                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
 
 
-def make_proposers(settings: Settings) -> list[Proposer]:
-    return [MutationProposer()]
+def with_api_key(settings: Settings, api_key: str) -> Settings:
+    """Settings carrying a key the editor passed (initializationOptions.apiKey); held in memory only."""
+    if not api_key:
+        return settings
+    return dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=api_key))
+
+
+def llm_api_key(settings: Settings) -> str:
+    """The key from the editor or config first, then the environment variable the settings name."""
+    return settings.llm.api_key or os.environ.get(settings.llm.api_key_env, "")
+
+
+def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: False) -> list[Proposer]:
+    offline: list[Proposer] = [MutationProposer()]
+    if not settings.llm.enabled:
+        return offline
+    daily = DailyBudget(settings.llm.daily_budget_usd) if settings.llm.daily_budget_usd > 0 else None
+    llm = LLMProposer(settings.llm, llm_api_key(settings), settings.limits(), offline=settings.offline,
+                      cancelled=cancelled, daily=daily)
+    return [llm, *offline] if settings.llm.first else [*offline, llm]
 
 
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
@@ -34,8 +56,8 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     return Ports(
         runner=runner,
-        proposers=make_proposers(settings),
-        localizer=TracebackLocalizer(is_test_file),
+        proposers=make_proposers(settings, cancelled),
+        localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
         memory=None,
         is_test_file=guard,

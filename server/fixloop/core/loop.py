@@ -7,7 +7,8 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Generator
+from collections import deque
+from typing import Generator, Iterator
 
 from .model import (
     Attempt,
@@ -19,12 +20,19 @@ from .model import (
     Task,
     TestReport,
     Usage,
+    Verdict,
 )
 from .patch import patch_size, unified_diff
-from .ports import Metered, Ports, ProposalContext, Reflector
+from .ports import Metered, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
+
+# A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
+HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed",
+                 "atexit", "os._exit", "sys.settrace")
+HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
+                           "usercustomize.py"})
 
 
 class _State:
@@ -38,6 +46,7 @@ class _State:
         self.seen: set[tuple[tuple[str, str], ...]] = set()
         self.durations: dict[str, float] = {}
         self.last_signatures: list[str] = []
+        self.lookahead = 0
 
 
 def run(task: Task, ports: Ports, run_id: str) -> Run:
@@ -57,6 +66,11 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         )
         if ports.memory is not None:
             ports.memory.record_outcome(outcome, ctx)
+        return outcome
+
+    def _cancelled() -> Run:
+        outcome = finish(Status.CANCELLED, "cancelled", None, None)
+        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
         return outcome
 
     yield event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
@@ -80,20 +94,27 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         outcome = finish(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass", None, baseline)
         yield event("finished", "done", status=outcome.status.value, message=outcome.message)
         return outcome
+    if ports.cancelled():
+        return (yield from _cancelled())
     if targets and not baseline.collection_errors:
-        rerun = ports.runner.run(None, targets, fail_fast=False)
+        # The same selection as the baseline: a failure that depends on test order is not flakiness.
+        rerun = ports.runner.run(None, task.scope.selection(), fail_fast=False)
         s.test_runs += 1
-        flaky = tuple(r.nodeid for r in rerun.results if not r.failed and r.nodeid in targets)
+        flaky = tuple(r.nodeid for r in rerun.results if r.outcome == "passed" and r.nodeid in targets)
         if flaky and len(flaky) == len(targets):
             outcome = finish(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
                              None, baseline, flaky=flaky)
             yield event("finished", "done", status=outcome.status.value, message=outcome.message, flaky=list(flaky))
             return outcome
         targets = tuple(t for t in targets if t not in flaky)
-    must_keep_passing = frozenset(r.nodeid for r in baseline.passed)
+    must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
+    failing_before = frozenset(r.nodeid for r in baseline.failed)
+    if ports.cancelled():
+        return (yield from _cancelled())
 
     sources = ports.runner.sources()
-    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file)
+    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
+                          workspace=getattr(ports.runner, "root", None))
 
     # 2. Retrieve what memory knows about failures like this one.
     if ports.memory is not None:
@@ -107,7 +128,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         ctx.suspects = ports.localizer.localize(baseline, sources, targets)
         s.test_runs += 1 if getattr(ports.localizer, "runs_tests", False) else 0
     s.durations["localize"] = ports.now() - t0
-    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]])
+    note = str(getattr(ports.localizer, "note", ""))
+    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]], note=note)
+    if ports.cancelled():
+        return (yield from _cancelled())
 
     # 4-7. Propose, check, run, reflect, learn; cheapest proposer first.
     t_candidates = ports.now()
@@ -115,10 +139,19 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     winner: Patch | None = None
     for proposer in ports.proposers:
         s.last_signatures.clear()
-        for patch in proposer.propose(ctx):
+        for patch, early_verdict in _checked_ahead(proposer, ctx, ports, targets):
+            for note in _notes(proposer):
+                yield event("note", "propose", proposer=proposer.name, message=note)
             stop = _limit_reached(task, s, ports)
             if stop:
                 break
+            if winner is not None:
+                # Overfitting guard: look a little further for a smaller patch that also passes everything.
+                s.lookahead += 1
+                if s.lookahead > task.limits.plausible_lookahead:
+                    break
+                if patch_size(patch) >= patch_size(winner):
+                    continue
             if patch.key() in s.seen:
                 continue
             s.seen.add(patch.key())
@@ -127,7 +160,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             index = s.candidates
             diff = unified_diff(patch)
             yield event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
-                        summary=patch.summary, diff=diff)
+                        summary=patch.summary, diff=diff, iteration=s.iterations, tokens=_usage(ports).tokens)
 
             attempt, bad = _guard(patch, index, ports)
             if bad:
@@ -135,7 +168,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 yield event("checked", "check", index, ok=False, reason=attempt.note)
                 continue
             if ports.safety is not None:
-                verdict = ports.safety.check(patch)
+                verdict = early_verdict or ports.safety.check(patch)
                 yield event("checked", "check", index, ok=verdict.ok, reason=verdict.reason,
                             findings=[f"{f.code} {f.path}:{f.line} {f.message}" for f in verdict.findings])
                 if not verdict.ok:
@@ -143,19 +176,23 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     continue
 
             t0 = ports.now()
-            report = ports.runner.run(patch, targets, fail_fast=True)
+            report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
             s.test_runs += 1
             status = "failed"
             if _targets_pass(report, targets):
-                full = ports.runner.run(patch, task.scope.selection() if task.scope.kind != "all" else (), fail_fast=False)
+                full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
                 s.test_runs += 1
-                passing_now = {r.nodeid for r in full.passed}
-                broken = sorted((must_keep_passing | set(targets)) - passing_now)  # missing counts as broken
+                # Targets must really pass (not xfail), passing tests keep passing (missing counts as
+                # broken), and no test fails that did not fail before (a cut-short baseline hides some).
+                passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
+                broken = sorted((must_keep_passing | set(targets)) - passing_now)
+                broken += sorted({r.nodeid for r in full.failed} - failing_before)
                 if not full.problem and not full.timed_out and not full.collection_errors and not broken:
                     status = "plausible"
                 report = full
             attempt = Attempt(index, patch, status, report=report, duration=ports.now() - t0)
-            yield event("tested", "run", index, status=status, **_counts(report))
+            yield event("tested", "run", index, status=status, iteration=s.iterations, tokens=_usage(ports).tokens,
+                        **_counts(report))
 
             if status == "plausible":
                 s.plausible.append(patch)
@@ -163,7 +200,9 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 if ports.memory is not None:
                     ports.memory.record_attempt(run_id, attempt, ctx)
                 winner = _smallest(s.plausible)
-                break
+                if proposer.adaptive:
+                    break  # never ask a model for more after a fix: that costs tokens
+                continue
 
             reflection = _reflect(proposer, attempt, ctx, targets)
             attempt = replace(attempt, reflection=reflection)
@@ -182,6 +221,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     yield event("breaker", "reflect", index, message=message)
                     stop = (Status.GAVE_UP, message)
                     break
+        for note in _notes(proposer):
+            yield event("note", "propose", proposer=proposer.name, message=note)
+        if not stop and not winner:
+            stop = _limit_reached(task, s, ports)  # a proposer that ran out of budget ends the run here
         if stop or winner:
             break
     s.durations["candidates"] = ports.now() - t_candidates
@@ -196,11 +239,31 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                          f"({s.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}",
                          ctx, baseline)
     else:
-        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)",
-                         ctx, baseline)
+        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)"
+                         + (f"; {note}" if note else ""), ctx, baseline)
     yield event("finished", "done", status=outcome.status.value, message=outcome.message,
                 diff=unified_diff(outcome.patch) if outcome.patch else "")
     return outcome
+
+
+def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...]
+                   ) -> Iterator[tuple[Patch, Verdict | None]]:
+    """Candidates in order, with their safety verdict when it was taken early. A runner with spare lanes
+    gets the next few candidates that passed the guard and the safety check, to screen in parallel;
+    an adaptive proposer (it reads each result) is never read ahead."""
+    width = ports.runner.lanes() if isinstance(ports.runner, Prefetching) and not proposer.adaptive else 1
+    if width <= 1:
+        yield from ((patch, None) for patch in proposer.propose(ctx))
+        return
+    window: deque[tuple[Patch, Verdict | None]] = deque()
+    for patch in proposer.propose(ctx):
+        verdict = ports.safety.check(patch) if ports.safety is not None else None
+        if (verdict is None or verdict.ok) and not _guard(patch, 0, ports)[1]:
+            ports.runner.prefetch(patch, targets)
+        window.append((patch, verdict))
+        if len(window) >= width:
+            yield window.popleft()
+    yield from window
 
 
 def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | None:
@@ -223,10 +286,16 @@ def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | 
 
 
 def _guard(patch: Patch, index: int, ports: Ports) -> tuple[Attempt, bool]:
-    """The test-integrity guard: candidates may not edit tests or skip them."""
+    """The test-integrity guard: candidates may not edit tests, skip them, or reach for the test harness."""
     for change in patch.changes:
         if ports.is_test_file(change.path):
             return Attempt(index, patch, "rejected", note=f"edits a test file ({change.path})"), True
+        if change.path.startswith(".fixloop") or change.path.rsplit("/", 1)[-1] in HARNESS_FILES:
+            return Attempt(index, patch, "rejected", note=f"edits the test harness ({change.path})"), True
+        reaching = [w for w in HARNESS_WORDS if change.after.count(w) > change.before.count(w)]
+        if reaching:
+            return Attempt(index, patch, "rejected",
+                           note=f"reaches into the test harness ({', '.join(reaching)} in {change.path})"), True
         added = change.after.count("pytest.mark.skip") + change.after.count("pytest.mark.xfail") + \
             change.after.count("pytest.skip(") + change.after.count("pytest.xfail(")
         removed = change.before.count("pytest.mark.skip") + change.before.count("pytest.mark.xfail") + \
@@ -242,7 +311,7 @@ def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
     if report.problem or report.timed_out or report.collection_errors:
         return False
     seen = {r.nodeid: r for r in report.results}
-    return all(t in seen and not seen[t].failed for t in targets) if targets else not report.failed
+    return all(t in seen and seen[t].outcome == "passed" for t in targets) if targets else not report.failed
 
 
 def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:
@@ -256,6 +325,16 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
 
 def _smallest(plausible: list[Patch]) -> Patch:
     return min(plausible, key=patch_size)
+
+
+def _notes(proposer: object) -> list[str]:
+    """Messages a proposer wants the run to show once (e.g. "no API key"); drained as they are read."""
+    notes = getattr(proposer, "notes", None)
+    if not isinstance(notes, list) or not notes:
+        return []
+    out = [str(n) for n in notes]
+    notes.clear()
+    return out
 
 
 def _usage(ports: Ports) -> Usage:
