@@ -203,6 +203,7 @@ try {
     await statusItem("fixloop: last run cancelled").waitFor({ timeout: LONG });
     await shot("cancelled");
     if (readFileSync(pricing, "utf8") !== original) throw new Error("pricing.py changed after Cancel");
+    await runCommand("Notifications: Clear All Notifications");
   });
 
   await check("Fix until tests pass, then Apply (hunk ticked) fixes the file", async () => {
