@@ -1,0 +1,310 @@
+// Drives a real VS Code (code-server) in headless Chromium through the fixloop extension.
+// Run by scripts/e2e.sh, which passes everything through the environment:
+//   E2E_URL, E2E_WS (fixture workspace), E2E_SHOTS (screenshot dir), E2E_PLAYWRIGHT (playwright-core dir),
+//   E2E_PYTHON (the interpreter with fixloop), E2E_BARE_PYTHON (one without it), E2E_CHROMIUM.
+// Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`missing environment variable ${name}`);
+  return value;
+};
+const ws = env("E2E_WS");
+const shots = env("E2E_SHOTS");
+const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
+
+const SHORT = 30_000;
+const LONG = 60_000;
+const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 180_000); // one fixloop run on the fixture (~30-100 s on a busy 2-core machine)
+const pricing = join(ws, "inventory", "pricing.py");
+const original = readFileSync(pricing, "utf8");
+const results = [];
+const settingsFile = join(ws, ".vscode", "settings.json");
+const goodSettings = readFileSync(settingsFile, "utf8");
+const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
+const userDir = env("E2E_USER_DIR");
+// The extension's output channel, as VS Code writes it to the user data directory.
+const logText = () =>
+  readdirSync(join(userDir, "logs"), { recursive: true })
+    .filter((name) => String(name).endsWith("fixloop.log"))
+    .map((name) => readFileSync(join(userDir, "logs", String(name)), "utf8"))
+    .join("\n");
+let shotNo = 0;
+let page;
+
+async function shot(name) {
+  shotNo += 1;
+  const file = join(shots, `${String(shotNo).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file }).catch(() => undefined);
+  return file;
+}
+
+async function check(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
+    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
+  }
+}
+
+async function waitFor(predicate, timeout, what) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// The first row of the quick input list, once it shows `label` (Enter acts on row 0; before the filter has
+// run, row 0 is still a recently used entry).
+const firstRow = (label) =>
+  page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', { hasText: new RegExp(`^${escape(label)}$`) });
+
+async function quickOpen(file) {
+  const name = file.split("/").pop();
+  const dir = file.split("/").slice(0, -1).join("/");
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: SHORT });
+  await input.fill(file);
+  const nameLabel = page.locator(".label-name", { hasText: new RegExp(`^${escape(name)}$`) });
+  await page.locator('.quick-input-list .monaco-list-row[data-index="0"]', { has: nameLabel, hasText: dir }).waitFor({ timeout: SHORT });
+  await page.keyboard.press("Enter");
+  await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: SHORT });
+  await input.fill(`>${title}`);
+  await firstRow(title).waitFor({ timeout: SHORT });
+  await page.keyboard.press("Enter");
+}
+
+const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
+const safetyProblem = () => page.locator(".markers-panel .monaco-list-row", { hasText: "fixloop-safety" }).first();
+const statusText = () => page.locator(".part.statusbar").innerText().catch(() => "");
+
+// Records every status bar and notification text containing "fixloop" (a run may be over quickly).
+async function recordTexts() {
+  await page.evaluate(() => {
+    window.__fixloopSeen = [];
+    const note = () => {
+      for (const selector of [".part.statusbar", ".notifications-toasts"]) {
+        const text = document.querySelector(selector)?.innerText ?? "";
+        for (const line of text.split("\n")) {
+          if (line.includes("fixloop") && !window.__fixloopSeen.includes(line)) window.__fixloopSeen.push(line);
+        }
+      }
+    };
+    window.__fixloopObserver?.disconnect();
+    window.__fixloopObserver = new MutationObserver(note);
+    window.__fixloopObserver.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+const seenTexts = () => page.evaluate(() => window.__fixloopSeen ?? []);
+
+async function goToLine(line) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: SHORT });
+  await input.fill(`:${line}`);
+  await page.locator(".quick-input-widget", { hasText: `line ${line}` }).first().waitFor({ timeout: SHORT });
+  await page.keyboard.press("Enter");
+  await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).first().waitFor({ timeout: SHORT });
+}
+
+// "test": Fix this test, with the cursor in a failing test; "all": Fix until tests pass.
+async function openPreviewByRunningFix(kind) {
+  if (kind === "test") {
+    await quickOpen("tests/test_pricing.py");
+    await goToLine(9); // in test_bulk_discount_from_ten_units
+  } else {
+    await quickOpen("inventory/pricing.py");
+  }
+  await recordTexts();
+  await runCommand(kind === "test" ? "fixloop: Fix this test" : "fixloop: Fix until tests pass");
+  await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(SHORT);
+  await page.goto(env("E2E_URL"));
+
+  await check("workbench loads", async () => {
+    await page.locator(".monaco-workbench").waitFor({ timeout: LONG });
+    await page.locator(".part.statusbar").waitFor({ timeout: LONG });
+  });
+
+  await check("server starts and the status item is idle", async () => {
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+  });
+
+  await check("safety diagnostic renders", async () => {
+    await quickOpen("inventory/cli_input.py");
+    await page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning").first().waitFor({ timeout: LONG });
+    await page.keyboard.press("Control+Shift+M"); // the Problems panel names the rule
+    await page.locator(".markers-panel .monaco-list-row", { hasText: "fixloop-safety" }).first().waitFor({ timeout: SHORT });
+    await shot("safety-diagnostic");
+  });
+
+  await check("editor context menu lists the commands", async () => {
+    await page.locator(".monaco-editor .view-lines").first().click({ button: "right" });
+    const menu = page.locator(".context-view .monaco-menu, .monaco-menu-container");
+    await menu.getByText("Fix until tests pass").first().waitFor({ timeout: SHORT });
+    await menu.getByText("Fix this test").first().waitFor({ timeout: SHORT });
+    await shot("context-menu");
+    await page.keyboard.press("Escape");
+  });
+
+  await check("Fix this test runs, progress shows, the Refactor Preview opens", async () => {
+    await openPreviewByRunningFix("test");
+    const seen = await seenTexts();
+    if (!seen.some((line) => /fixloop: .*\w/.test(line) && !/fixloop: (stopped)/.test(line))) {
+      throw new Error(`no progress text seen; saw ${JSON.stringify(seen)}`);
+    }
+    console.log(`  progress seen: ${JSON.stringify(seen.slice(0, 6))}`);
+    await page.locator(".part.panel", { hasText: "pricing.py" }).first().waitFor({ timeout: SHORT });
+    await shot("refactor-preview");
+  });
+
+  await check("Discard leaves the file unchanged", async () => {
+    await page.getByRole("button", { name: "Discard", exact: true }).click();
+    await page.getByRole("button", { name: "Discard", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
+    await waitFor(async () => /fixloop fixed|fixloop \w/.test(await statusText()), SHORT, "the run result in the status bar");
+    if (readFileSync(pricing, "utf8") !== original) throw new Error("pricing.py changed on disk after Discard");
+    if (await page.locator(".tabs-container .tab.dirty").count()) throw new Error("an editor is dirty after Discard");
+    await shot("after-discard");
+  });
+
+  await check("Cancel on the progress notification stops the run", async () => {
+    await quickOpen("inventory/pricing.py");
+    await runCommand("fixloop: Fix until tests pass");
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "fixloop" }).first();
+    await toast.getByRole("button", { name: "Cancel" }).click({ timeout: LONG });
+    await statusItem("fixloop: last run cancelled").waitFor({ timeout: LONG });
+    await shot("cancelled");
+    if (readFileSync(pricing, "utf8") !== original) throw new Error("pricing.py changed after Cancel");
+    await runCommand("Notifications: Clear All Notifications");
+  });
+
+  await check("Fix until tests pass, then Apply (hunk ticked) fixes the file", async () => {
+    // A fresh memory (and server): the Discard above may rightly make the server avoid that fix.
+    const memory = goodSettings.match(/"fixloop.memory.location": "([^"]*)"/)[1];
+    writeFileSync(settingsFile, goodSettings.replace(`"${memory}"`, `"${memory}-2"`));
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+    await openPreviewByRunningFix("all");
+    // needsConfirmation edits start unticked: tick them, else Apply applies nothing.
+    const boxes = page.locator(".part.panel .edit-checkbox");
+    await boxes.first().waitFor({ timeout: SHORT });
+    const hunks = await boxes.count();
+    for (let i = 1; i < hunks; i++) await boxes.nth(i).click(); // row 0 is the file, then one row per hunk
+    if (hunks === 1) await boxes.first().click();
+    await waitFor(async () => (await boxes.first().isChecked().catch(() => false)) ||
+      (await boxes.first().getAttribute("aria-checked")) === "true", SHORT, "the file's checkbox to follow its hunks");
+    await shot("preview-ticked");
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
+    await runCommand("File: Save All Files");
+    await waitFor(async () => readFileSync(pricing, "utf8") !== original, SHORT, "pricing.py to change on disk");
+    await shot("after-apply");
+    console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
+  });
+
+  await check("Show last run opens the run's summary and diff", async () => {
+    await runCommand("fixloop: Show last run");
+    await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".monaco-editor .view-lines", { hasText: "pricing.py" }).first().waitFor({ timeout: SHORT });
+    await shot("last-run");
+  });
+
+  await check("Forget this memory asks for an id and reports the server's answer", async () => {
+    await quickOpen("inventory/pricing.py"); // no memory diagnostic under the cursor: the command asks
+    await runCommand("fixloop: Forget this memory");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: SHORT });
+    const id = `e2e-no-such-memory-${Date.now()}`;
+    await input.fill(id);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts .notification-list-item-message", { hasText: `fixloop: no memory entry ${id}` })
+      .first().waitFor({ timeout: SHORT });
+  });
+
+  await check("the API key command stores the key and the server gets it, redacted from the log", async () => {
+    await runCommand("fixloop: Set Anthropic API key");
+    const input = page.locator(".quick-input-widget input[type=password]");
+    await input.waitFor({ state: "visible", timeout: SHORT });
+    await input.fill(apiKey);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts .notification-list-item-message", { hasText: "fixloop: API key saved" })
+      .first().waitFor({ timeout: SHORT });
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+    // fixloop.trace.server is "verbose" in the fixture, so the initialize request is in the log: with the
+    // key's place taken by <redacted>, and the key itself nowhere.
+    await waitFor(async () => logText().includes('"apiKey": "<redacted>"'), SHORT, 'an initialize trace with "apiKey": "<redacted>"');
+    if (logText().includes(apiKey)) throw new Error("the API key is in the fixloop log");
+  });
+
+  const bare = env("E2E_BARE_PYTHON");
+
+  const usePython = (python) => writeFileSync(settingsFile, goodSettings.replace(JSON.stringify(env("E2E_PYTHON")), JSON.stringify(python)));
+  const errorToast = (text) => page.locator(".notifications-toasts .notification-list-item-message", { hasText: text }).first();
+
+  await check("a Python without fixloop gives a clear message (restart on setting change)", async () => {
+    usePython(bare);
+    await errorToast(`fixloop is not installed in ${bare}`).waitFor({ timeout: LONG });
+    await statusItem("fixloop: stopped").waitFor({ timeout: SHORT });
+    await safetyProblem().waitFor({ state: "detached", timeout: SHORT }); // the old server's diagnostics went with it
+    await shot("not-installed");
+  });
+
+  await check("an incompatible server is refused with a clear message", async () => {
+    const old = env("E2E_OLD_PYTHON");
+    usePython(old);
+    await errorToast(`The fixloop server in ${old} is incompatible with this extension: it speaks protocol 2`).waitFor({ timeout: LONG });
+    await statusItem("fixloop: stopped").waitFor({ timeout: SHORT });
+    await shot("incompatible");
+  });
+
+  await check("a server crash gives a clear message", async () => {
+    usePython(env("E2E_CRASH_PYTHON"));
+    await errorToast("The fixloop server stopped unexpectedly").waitFor({ timeout: LONG });
+    await statusItem("fixloop: stopped").waitFor({ timeout: SHORT });
+    await safetyProblem().waitFor({ state: "detached", timeout: SHORT });
+    await shot("crashed");
+  });
+
+  await check("restoring the setting restarts the server and diagnostics return", async () => {
+    await page.locator(".notifications-toasts .codicon-notifications-clear-all, .notifications-toasts .codicon-close").first()
+      .click({ timeout: 2000 }).catch(() => undefined);
+    writeFileSync(settingsFile, goodSettings);
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+    await safetyProblem().waitFor({ timeout: LONG }); // the open files are sent to the new server
+    await shot("restarted");
+  });
+} finally {
+  await browser.close();
+}
+
+const failed = results.filter((r) => !r.ok).length;
+writeFileSync(join(shots, "results.json"), JSON.stringify(results, null, 2));
+writeFileSync(join(shots, "api-key.txt"), apiKey); // for the script's final leak check
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Real-editor end-to-end test of the fixloop VS Code extension.
+#
+# Installs what is missing (Debian chromium/ripgrep/krb5 headers, code-server from npm, playwright-core)
+# into a cache outside the clone, builds the .vsix, installs it into throwaway directories, starts
+# code-server on 127.0.0.1, drives it with headless Chromium, and prints `N passed, N failed` last.
+#
+# usage: editors/vscode/scripts/e2e.sh [PYTHON]     (or FIXLOOP_E2E_PYTHON=...)
+#   PYTHON: an interpreter that can import fixloop (default <repo>/.venv/bin/python, made by
+#           scripts/setup.sh). The extension starts the server with it.
+# env:  FIXLOOP_E2E_CACHE  install cache (default /var/cache/fixloop-e2e as root, else ~/.cache/fixloop-e2e)
+#       FIXLOOP_E2E_OUT    screenshots and logs (default <repo>/.artifacts/vscode-e2e/<time>)
+#       FIXLOOP_E2E_INSTALL_ONLY=1   stop after installing the tools
+set -euo pipefail
+
+CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
+PLAYWRIGHT_VERSION=1.65.1
+RIPGREP_PKG_VERSION=1.15.11     # @vscode/ripgrep in code-server 4.100.3; its postinstall downloads from GitHub
+
+here=$(cd "$(dirname "$0")/.." && pwd)            # editors/vscode
+repo=$(cd "$here/../.." && pwd)
+python=${1:-${FIXLOOP_E2E_PYTHON:-$repo/.venv/bin/python}}
+if [ "$(id -u)" = 0 ]; then default_cache=/var/cache/fixloop-e2e; else default_cache=$HOME/.cache/fixloop-e2e; fi
+cache=${FIXLOOP_E2E_CACHE:-$default_cache}
+out=${FIXLOOP_E2E_OUT:-$repo/.artifacts/vscode-e2e/$(date -u +%Y%m%dT%H%M%SZ)}
+start_all=$(date +%s)
+
+log() { echo "[e2e $(( $(date +%s) - start_all ))s] $*" >&2; }
+die() { echo "e2e: error: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+# --- system packages -------------------------------------------------------------------------------
+install_apt_packages() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  [ -f /usr/include/gssapi/gssapi.h ] || missing+=(libkrb5-dev)   # kerberos (code-server dep) builds from source
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    die "missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]}) and rerun"
+  fi
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# --- code-server from npm, with the workarounds this offline machine needs -------------------------
+code_server_dir=$cache/code-server-$CODE_SERVER_VERSION
+code_server=$code_server_dir/node_modules/.bin/code-server
+# code-server writes ~/.config/code-server and ~/.local/share/code-server unless told otherwise.
+export XDG_CONFIG_HOME=$cache/xdg/config XDG_DATA_HOME=$cache/xdg/data
+
+install_code_server() {
+  if [ -x "$code_server" ] && "$code_server" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; then
+    return 0
+  fi
+  log "installing code-server $CODE_SERVER_VERSION into $code_server_dir (a few minutes)"
+  mkdir -p "$cache"
+  local tmp; tmp=$(mktemp -d "$cache/.code-server-XXXXXX")
+  # 1. @vscode/ripgrep's postinstall downloads rg from api.github.com unless a cached tarball exists
+  #    in $TMPDIR: seed it with Debian's rg.
+  mkdir -p "$tmp/tmpdir/vscode-ripgrep-cache-$RIPGREP_PKG_VERSION" "$tmp/rgstage"
+  cp "$(command -v rg)" "$tmp/rgstage/rg"
+  tar czf "$tmp/tmpdir/vscode-ripgrep-cache-$RIPGREP_PKG_VERSION/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" \
+    -C "$tmp/rgstage" rg
+  mkdir -p "$tmp/pkg"
+  # allowScripts: npm 11 announces that dependency install scripts will need approval.
+  cat > "$tmp/pkg/package.json" <<'JSON'
+{"name": "fixloop-e2e-code-server", "private": true,
+ "allowScripts": {"code-server": true, "argon2": true, "kerberos": true, "node-pty": true, "@vscode/ripgrep": true}}
+JSON
+  # 2. nodedir: node-gyp would download Node headers otherwise (Debian ships them in /usr/include/node).
+  # 3. yes=true: node-pty's postinstall runs `npx node-gyp`, which an npmrc `yes=false` cancels.
+  # 4. unsafe_perm: code-server's postinstall refuses to run as root without it.
+  if ! (cd "$tmp/pkg" && TMPDIR=$tmp/tmpdir npm_config_nodedir=${npm_config_nodedir:-/usr} npm_config_yes=true \
+        npm_config_unsafe_perm=true npm install --no-audit --no-fund --loglevel=error \
+        "code-server@$CODE_SERVER_VERSION" > "$tmp/npm.log" 2>&1); then
+    tail -n 40 "$tmp/npm.log" >&2
+    die "npm install code-server@$CODE_SERVER_VERSION failed (log: $tmp/npm.log)"
+  fi
+  rm -rf "$code_server_dir"
+  mv "$tmp/pkg" "$code_server_dir"     # appears only once complete
+  rm -rf "$tmp"
+  "$code_server" --version >&2
+}
+
+playwright_dir=$cache/playwright-core-$PLAYWRIGHT_VERSION
+
+install_playwright() {
+  [ -f "$playwright_dir/node_modules/playwright-core/package.json" ] && return 0
+  log "installing playwright-core $PLAYWRIGHT_VERSION"
+  mkdir -p "$cache"
+  local tmp; tmp=$(mktemp -d "$cache/.playwright-XXXXXX")
+  echo '{"name":"fixloop-e2e-playwright","private":true}' > "$tmp/package.json"
+  (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION" >&2) \
+    || die "npm install playwright-core failed"
+  rm -rf "$playwright_dir"; mv "$tmp" "$playwright_dir"
+}
+
+t0=$(date +%s)
+install_apt_packages
+install_code_server
+install_playwright
+install_seconds=$(( $(date +%s) - t0 ))
+log "tools ready in ${install_seconds}s (cache: $cache)"
+[ "${FIXLOOP_E2E_INSTALL_ONLY:-0}" = 1 ] && exit 0
+
+# --- the interpreter the extension will use ---------------------------------------------------------
+[ -x "$python" ] || command -v "$python" >/dev/null 2>&1 \
+  || die "no Python at $python: run 'bash scripts/setup.sh' (makes .venv) or pass an interpreter that has fixloop"
+"$python" -c "import fixloop.lsp.server" 2>/dev/null \
+  || die "$python cannot import fixloop.lsp.server: run 'bash scripts/setup.sh', or set PYTHONPATH=<repo>/server"
+
+# --- build the .vsix -----------------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/fixloop-vscode-e2e-XXXXXX")
+mkdir -p "$out"
+cs_pid=""
+cleanup() {
+  if [ -n "$cs_pid" ]; then
+    kill -- "-$cs_pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
+    wait "$cs_pid" 2>/dev/null || true
+  fi
+  cp "$work/code-server.log" "$out/" 2>/dev/null || true
+  find "$work/user/logs" \( -name fixloop.log -o -name remoteexthost.log \) -exec cp {} "$out/" \; 2>/dev/null || true
+  [ -d "$work/ws/.fixloop/runs" ] && cp -r "$work/ws/.fixloop/runs" "$out/runs" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+t0=$(date +%s)
+cd "$here"
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+npm run --silent compile >&2 || die "the extension does not compile"
+if npm test > "$out/unit-tests.log" 2>&1; then        # the pure modules, with node --test
+  echo "PASS extension unit tests ($(grep -m1 '^# pass' "$out/unit-tests.log" | cut -c3-))" | tee -a "$out/e2e.log"
+else
+  echo "FAIL extension unit tests (see $out/unit-tests.log)" | tee -a "$out/e2e.log"
+fi
+npx vsce package --no-dependencies --out "$work/fixloop.vsix" >&2 || die "vsce package failed"
+build_seconds=$(( $(date +%s) - t0 ))
+log "built the .vsix in ${build_seconds}s"
+
+# --- throwaway workspace, user data and extensions -------------------------------------------------
+ws=$work/ws
+mkdir -p "$ws" "$work/user/User" "$work/ext" "$work/bin"
+tar -C "$repo/examples/inventory" --exclude=.fixloop --exclude=__pycache__ --exclude=.pytest_cache -cf - . | tar -C "$ws" -xf -
+cat > "$ws/inventory/cli_input.py" <<'PY'
+"""Asks for a quantity on the terminal (the e2e fixture's unsafe line)."""
+
+
+def ask_quantity() -> int:
+    return eval(input("quantity? "))
+PY
+# A Python that cannot import fixloop even when PYTHONPATH points at the sources (-I ignores it).
+printf '#!/bin/sh\nexec %s -I "$@"\n' "$(command -v python3)" > "$work/bin/python-without-fixloop"
+# Pythons whose "fixloop" is a misbehaving fake (e2e/fake_server): an old protocol, and a crash.
+for mode in old-protocol crash; do
+  printf '#!/bin/sh\nFIXLOOP_FAKE_MODE=%s PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec %s "$@"\n' \
+    "$mode" "$here/e2e/fake_server" "$python" > "$work/bin/python-fake-$mode"
+done
+chmod +x "$work/bin/"*
+mkdir -p "$ws/.vscode"
+cat > "$ws/.vscode/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.memory.location": "$work/memory",
+  "fixloop.trace.server": "verbose"
+}
+JSON
+cat > "$work/user/User/settings.json" <<'JSON'
+{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "security.workspace.trust.enabled": false,
+  "window.restoreWindows": "none",
+  "files.autoSave": "off",
+  "chat.disableAIFeatures": true
+}
+JSON
+export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
+"$code_server" --extensions-dir "$work/ext" --user-data-dir "$work/user" --install-extension "$work/fixloop.vsix" >&2 \
+  || die "installing the .vsix into code-server failed"
+
+# --- code-server on loopback -------------------------------------------------------------------------
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/user" \
+  "$ws" > "$work/code-server.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 1 300); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  kill -0 "$cs_pid" 2>/dev/null || { tail -n 20 "$work/code-server.log" >&2; die "code-server exited"; }
+  sleep 0.2
+done
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || die "code-server did not answer on 127.0.0.1:$port"
+log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
+
+# --- the browser test --------------------------------------------------------------------------------
+t0=$(date +%s)
+set +e
+E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+  E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
+  E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
+  E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
+  timeout 1200 node "$here/e2e/vscode.e2e.mjs" | tee -a "$out/e2e.log"   # each step has its own timeout too
+ui_rc=${PIPESTATUS[0]}
+if [ "$ui_rc" != 0 ] && ! grep -q '^FAIL ' "$out/e2e.log"; then
+  echo "FAIL the browser script exited with status $ui_rc (see above)" | tee -a "$out/e2e.log"
+fi
+set -e
+ui_seconds=$(( $(date +%s) - t0 ))
+
+# --- after Apply, the fixture's tests pass -----------------------------------------------------------
+kill -- "-$cs_pid" 2>/dev/null || true; wait "$cs_pid" 2>/dev/null || true; cs_pid=""
+if (cd "$ws" && "$python" -m pytest -q -p no:cacheprovider > "$out/pytest-after-apply.log" 2>&1); then
+  echo "PASS the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
+else
+  tail -n 5 "$out/pytest-after-apply.log"
+  echo "FAIL the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
+fi
+
+# The fake API key the test set must not be in any settings file or log.
+if [ -s "$out/api-key.txt" ]; then
+  leaks=$(grep -rlF "$(cat "$out/api-key.txt")" "$work/user/User" "$work/user/logs" "$ws/.vscode" "$work/code-server.log" 2>/dev/null || true)
+  if [ -z "$leaks" ]; then
+    echo "PASS the API key is in no settings file or log" | tee -a "$out/e2e.log"
+  else
+    echo "FAIL the API key is in no settings file or log: found in $leaks" | tee -a "$out/e2e.log"
+  fi
+  rm -f "$out/api-key.txt"
+fi
+
+passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
+failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
+echo "screenshots and logs: $out"
+echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, total $(( $(date +%s) - start_all ))s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

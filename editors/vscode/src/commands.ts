@@ -1,0 +1,127 @@
+// The client commands (ids `fixloop.client.*`); each calls the server's command of docs/protocol.md.
+// The server's own ids (fixloop.fix, ...) are registered by vscode-languageclient, never here.
+import * as vscode from "vscode";
+import { API_KEY_SECRET, ServerController } from "./server";
+import { RunSummary, summaryDocument } from "./summary";
+import { testAt } from "./testAt";
+
+function activePythonUri(): vscode.Uri | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  return document?.uri.scheme === "file" && document.languageId === "python" ? document.uri : undefined;
+}
+
+function memoryIdAtCursor(editor: vscode.TextEditor | undefined): string | undefined {
+  if (!editor) {
+    return undefined;
+  }
+  const cursor = editor.selection.active;
+  for (const diagnostic of vscode.languages.getDiagnostics(editor.document.uri)) {
+    // vscode-languageclient keeps the LSP `data` field on the diagnostics it creates.
+    const data = (diagnostic as { data?: { memory_id?: unknown } }).data;
+    if (diagnostic.source === "fixloop-memory" && diagnostic.range.contains(cursor) && typeof data?.memory_id === "string") {
+      return data.memory_id;
+    }
+  }
+  return undefined;
+}
+
+interface FixResult {
+  run_id: string;
+  queued: boolean;
+}
+
+export function registerCommands(
+  context: vscode.ExtensionContext,
+  server: ServerController,
+  output: vscode.OutputChannel,
+): void {
+  const register = (id: string, run: (...args: any[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  };
+  const reportQueued = (result: FixResult | undefined): void => {
+    if (result?.queued) {
+      void vscode.window.showInformationMessage(`fixloop: another run is going on; run ${result.run_id} is queued.`);
+    }
+  };
+
+  register("fixloop.client.fix", async () => {
+    const uri = activePythonUri();
+    reportQueued(await server.execute<FixResult>("fixloop.fix", { ...(uri ? { uri: uri.toString() } : {}), scope: "workspace" }));
+  });
+
+  register("fixloop.client.fixTest", async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.uri.scheme !== "file") {
+      void vscode.window.showWarningMessage("fixloop: open a test file and put the cursor in a test first.");
+      return;
+    }
+    const position = editor.selection.active;
+    if (!testAt(editor.document.getText().split(/\r?\n/), position.line)) {
+      void vscode.window.showWarningMessage("fixloop: the cursor is not inside a test function (def test_...).");
+      return;
+    }
+    // The server finds the test at the position (with a real parser) and its pytest node id.
+    const argument = {
+      uri: editor.document.uri.toString(),
+      scope: "position",
+      position: { line: position.line, character: position.character },
+    };
+    reportQueued(await server.execute<FixResult>("fixloop.fix", argument));
+  });
+
+  register("fixloop.client.cancel", async () => {
+    const result = await server.execute<{ cancelled: boolean }>("fixloop.cancel", {});
+    if (result && !result.cancelled) {
+      void vscode.window.showInformationMessage("fixloop: no run to cancel.");
+    }
+  });
+
+  register("fixloop.client.showRun", async () => {
+    const summary = await server.execute<RunSummary | null>("fixloop.showRun", {});
+    if (summary === null) {
+      void vscode.window.showInformationMessage("fixloop: no run yet.");
+    } else if (summary) {
+      const document = await vscode.workspace.openTextDocument({ content: summaryDocument(summary), language: "diff" });
+      await vscode.window.showTextDocument(document, { preview: true });
+    }
+  });
+
+  register("fixloop.client.forget", async (argument?: { id?: string }) => {
+    const id =
+      argument?.id ??
+      memoryIdAtCursor(vscode.window.activeTextEditor) ??
+      (await vscode.window.showInputBox({ prompt: "Id of the fixloop memory entry to forget", ignoreFocusOut: true }));
+    if (!id) {
+      return;
+    }
+    const result = await server.execute<{ forgotten: boolean }>("fixloop.forget", { id });
+    if (result) {
+      void vscode.window.showInformationMessage(
+        result.forgotten ? `fixloop forgot memory ${id}.` : `fixloop: no memory entry ${id}.`,
+      );
+    }
+  });
+
+  register("fixloop.client.setApiKey", async () => {
+    const key = await vscode.window.showInputBox({
+      prompt: "Anthropic API key for fixloop (kept in VS Code's secret storage; empty removes it)",
+      password: true,
+      ignoreFocusOut: true,
+      placeHolder: "sk-ant-...",
+    });
+    if (key === undefined) {
+      return;
+    }
+    if (key.trim() === "") {
+      await context.secrets.delete(API_KEY_SECRET);
+      void vscode.window.showInformationMessage("fixloop: API key removed.");
+    } else {
+      await context.secrets.store(API_KEY_SECRET, key.trim());
+      void vscode.window.showInformationMessage("fixloop: API key saved; restarting the server.");
+    }
+    // The secrets' onDidChange listener restarts the server.
+  });
+
+  register("fixloop.client.restart", () => server.restart());
+  register("fixloop.client.showLog", () => output.show());
+}

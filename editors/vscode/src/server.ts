@@ -1,0 +1,212 @@
+// Starts, stops and restarts the fixloop language server, and explains every way it can fail.
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { checkHandshake, PROTOCOL_VERSION } from "./handshake";
+import { RedactingChannel } from "./output";
+import { probeFixloop, resolveInterpreter } from "./python";
+import { RunFeature } from "./runs";
+import { initializationOptions, serverSettings, SettingsTree } from "./settings";
+import { StatusItem } from "./status";
+import { RunSummary } from "./summary";
+
+export const API_KEY_SECRET = "fixloop.anthropicApiKey";
+
+function currentSettings(scope: vscode.Uri | undefined): SettingsTree {
+  const config = vscode.workspace.getConfiguration("fixloop", scope);
+  return serverSettings((key) => {
+    const seen = config.inspect(key);
+    return seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
+  });
+}
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private problem = "the fixloop server is not running";
+  private apiKey: string | undefined;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly output: RedactingChannel,
+    private readonly status: StatusItem,
+    private readonly onFinished: (summary: RunSummary) => void,
+  ) {}
+
+  /** The secrets to redact from logs. */
+  secretValues(): string[] {
+    return this.apiKey ? [this.apiKey] : [];
+  }
+
+  restart(): Promise<void> {
+    this.chain = this.chain.then(() => this.stopClient()).then(() => this.startClient());
+    return this.chain;
+  }
+
+  stop(): Promise<void> {
+    this.chain = this.chain.then(() => this.stopClient());
+    return this.chain;
+  }
+
+  /** Runs a server command through workspace/executeCommand; undefined (after a message) when it cannot. */
+  async execute<T>(command: string, argument: object): Promise<T | undefined> {
+    await this.chain;
+    if (!this.client || !this.client.isRunning()) {
+      this.explain(this.problem, []);
+      return undefined;
+    }
+    try {
+      return (await this.client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] })) as T;
+    } catch (e) {
+      const text = e instanceof ResponseError || e instanceof Error ? e.message : String(e);
+      this.output.error(`${command} failed: ${text}`);
+      void vscode.window.showErrorMessage(`fixloop: ${command} failed: ${text}`, "Show Log").then((choice) => {
+        if (choice) {
+          this.output.show();
+        }
+      });
+      return undefined;
+    }
+  }
+
+  private async startClient(): Promise<void> {
+    this.status.starting();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const interpreter = await resolveInterpreter(folder);
+    const python = interpreter.path;
+    this.output.info(`fixloop: Python is ${python} (from ${interpreter.source})`);
+    const probe = await probeFixloop(python, folder?.fsPath);
+    if (!probe.ok) {
+      const install = `${python} -m pip install fixloop`;
+      const messages = {
+        "no-python": `fixloop: the Python interpreter "${python}" (from ${interpreter.source}) could not be run. ` +
+          `Set "fixloop.pythonPath" to a Python that has fixloop installed.`,
+        "no-fixloop": `fixloop is not installed in ${python} (from ${interpreter.source}). ` +
+          `Install it with "${install}", or set "fixloop.pythonPath" to a Python that has it.`,
+        "no-server": `The fixloop ${probe.detail} in ${python} has no language server. ` +
+          `Upgrade it with "${install} --upgrade".`,
+      };
+      this.output.error(`${messages[probe.problem]} (${probe.detail})`);
+      this.fail(messages[probe.problem], probe.problem === "no-python" ? [] : [install]);
+      return;
+    }
+    this.apiKey = await this.secrets.get(API_KEY_SECRET);
+    const serverOptions: ServerOptions = {
+      command: python,
+      args: ["-m", "fixloop.lsp.server"], // vscode-languageclient appends --stdio
+      transport: TransportKind.stdio,
+      options: { cwd: folder?.fsPath },
+    };
+    let stopping = false;
+    let started = false;
+    let crashed = false;
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file", language: "python" }],
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      initializationOptions: initializationOptions(currentSettings(folder), this.apiKey),
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            // The section has the shape of initializationOptions (docs/protocol.md), minus the API key.
+            return params.items.map((item, i) =>
+              item.section === "fixloop"
+                ? { settings: currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder) }
+                : answers[i],
+            );
+          },
+        },
+      },
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: (count ?? 0) < 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+        closed: () => {
+          // Before start() resolves, its rejection reports the failure; after, this is a crash.
+          if (!stopping && started) {
+            crashed = true;
+            this.client = undefined;
+            this.fail("The fixloop server stopped unexpectedly. Its log is in the \"fixloop\" output; restart it to go on.", []);
+          }
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
+    };
+    const client = new LanguageClient("fixloop", "fixloop", serverOptions, clientOptions);
+    client.registerFeature(new RunFeature(client, this.status, this.onFinished));
+    const stopThis = async (): Promise<void> => {
+      stopping = true;
+      await client.stop(5000).catch(() => undefined);
+    };
+    try {
+      await client.start();
+      started = true;
+    } catch (e) {
+      await stopThis();
+      this.fail(`The fixloop server in ${python} failed to start: ${e instanceof Error ? e.message : String(e)}.`, []);
+      return;
+    }
+    const handshake = checkHandshake(client.initializeResult);
+    if (!handshake.ok) {
+      await stopThis();
+      this.fail(
+        `The fixloop server in ${python} is incompatible with this extension: it speaks ${handshake.found}, ` +
+          `the extension needs protocol ${PROTOCOL_VERSION}. Upgrade both, e.g. "${python} -m pip install --upgrade fixloop".`,
+        [],
+      );
+      return;
+    }
+    if (crashed) {
+      return; // closed() has explained it already
+    }
+    if (!client.isRunning()) {
+      this.fail("The fixloop server stopped unexpectedly. Its log is in the \"fixloop\" output; restart it to go on.", []);
+      return;
+    }
+    this.client = client;
+    this.stopClient = async () => {
+      this.client = undefined;
+      await stopThis();
+      this.stopClient = async () => undefined;
+    };
+    this.status.idle();
+    this.output.info(`fixloop: server ${client.initializeResult?.serverInfo?.version ?? "?"} started`);
+  }
+
+  private stopClient: () => Promise<void> = async () => undefined;
+
+  private fail(message: string, copyable: string[]): void {
+    this.problem = message;
+    this.status.stopped(message);
+    this.explain(message, copyable);
+  }
+
+  private explain(message: string, copyable: string[]): void {
+    const actions = [...copyable.map(() => "Copy Install Command"), "Open Settings", "Show Log", "Restart"];
+    void vscode.window.showErrorMessage(message, ...actions).then(async (choice) => {
+      if (choice === "Copy Install Command") {
+        await vscode.env.clipboard.writeText(copyable[0]);
+      } else if (choice === "Open Settings") {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "fixloop.pythonPath");
+      } else if (choice === "Show Log") {
+        this.output.show();
+      } else if (choice === "Restart") {
+        await this.restart();
+      }
+    });
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
