@@ -55,6 +55,8 @@ class MemorySettings:
     uri: str = ""  # empty: the per-user data directory
     min_pattern_count: int = 2
     max_rows: int = 200_000
+    embedder: str = "hashing"  # hashing | hashing:DIM | package.module:Factory
+    index_threshold: int = 50_000  # failures rows before a vector index is built at compaction
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from .config import Settings
 from .core.integrity import is_test_file
 from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
+from .memory.factory import make_memory
+from .memory.replay import MemoryReplayProposer
 from .repair.localize import TracebackLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
@@ -31,12 +33,16 @@ def make_proposers(settings: Settings) -> list[Proposer]:
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
+    memory = make_memory(settings.memory, task.workspace)
+    proposers = make_proposers(settings)
+    if memory is not None:  # a past fix replayed here is the cheapest candidate of all
+        proposers = [MemoryReplayProposer(), *proposers]
     return Ports(
         runner=runner,
-        proposers=make_proposers(settings),
+        proposers=proposers,
         localizer=TracebackLocalizer(is_test_file),
         safety=None,
-        memory=None,
+        memory=memory,
         is_test_file=guard,
         cancelled=cancelled,
         now=now,

@@ -170,6 +170,8 @@ class Lesson:
     proposer: str = ""
     similarity: float = 0.0
     outcome: str = ""  # fixed | failed
+    # Adapter detail a proposer may use (memory replay: the fixed statement's tokens before/after).
+    meta: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
