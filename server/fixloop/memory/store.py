@@ -289,7 +289,9 @@ class MemoryStore:
             return False
         if any("vector" in getattr(i, "columns", []) for i in table.list_indices()):
             return False
-        table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ")
+        from lancedb.index import HnswSq
+
+        table.create_index("vector", config=HnswSq(distance_type="cosine"))
         return True
 
     def _sweep_tmp(self) -> int:
