@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import re
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"<[a-z]+>|[A-Za-z]+|\d+|[^\sA-Za-z\d]{1,3}")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -40,6 +41,8 @@ class HashingEmbedder:
         self.name = f"hashing-v1-{dim}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np  # lazy: the language server imports this module at start-up
+
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for feat in _features(text):

@@ -10,9 +10,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ..core.model import Attempt, Lesson, Outcome, Patch, Status, TestReport
 from ..core.patch import unified_diff
@@ -21,6 +19,9 @@ from .describe import FailureInfo, describe
 from .priors import REVIEW_WEIGHT, Posterior, posterior_from, sample_weights
 from .shapes import StatementEdit, Token, changed_statements, code_of, statements
 from .store import MemoryStore, new_id, quote, where_in
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
@@ -63,7 +64,7 @@ class LearningMemory:
         self.min_pattern_count = min_pattern_count
         self.min_similarity = min_similarity
         self.max_lessons = max_lessons
-        self.rng = rng or np.random.default_rng()
+        self._rng = rng
         self.now = now
         self._attempts: dict[str, list[Attempt]] = {}
         self._patterns: tuple[tuple[int, int], dict[str, tuple[int, str, str]]] | None = None
@@ -172,7 +173,11 @@ class LearningMemory:
         events = self.store.rows("operator_stats", f"error_class = {quote(error_class)}",
                                  ["operator", "success", "weight"], limit=1_000_000)
         post: Posterior = posterior_from(events)
-        return sample_weights(post, self.rng)
+        if self._rng is None:
+            import numpy as np
+
+            self._rng = np.random.default_rng()
+        return sample_weights(post, self._rng)
 
     def _record_outcome(self, outcome: Outcome, ctx: ProposalContext | None, attempts: list[Attempt]) -> None:
         if ctx is None or outcome.baseline is None or outcome.status is Status.CANCELLED:

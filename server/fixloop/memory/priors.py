@@ -5,9 +5,10 @@ the offline engine's candidates. Pure: counts in, weights out."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 REVIEW_WEIGHT = 2.0  # a human accepting or rejecting a hunk says more than one test run
 

@@ -15,11 +15,11 @@ import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from . import schema
 from .embed import Embedder
 from .redact import redact
 
@@ -103,6 +103,8 @@ class MemoryStore:
     def _open_once(self) -> None:
         import lancedb  # lazy: see the module docstring
 
+        from . import schema
+
         if is_local(self.uri):
             path = local_path(self.uri)
             if path.exists() and not path.is_dir():
@@ -144,6 +146,8 @@ class MemoryStore:
                .when_not_matched_insert_all().execute(rows))
 
     def _migrate(self) -> None:
+        from . import schema
+
         meta = self.meta()
         version = int(meta.get("schema_version", "0") or 0)
         if version > schema.SCHEMA_VERSION:
@@ -166,6 +170,8 @@ class MemoryStore:
 
     def reembed(self) -> int:
         """Recompute every stored vector with the current embedder (after a change of embedder)."""
+        from . import schema
+
         failures = self.table("failures")
         data = failures.search().limit(max(failures.count_rows(), 1)).to_arrow().drop_columns(["vector"])
         rows = data.to_pylist()
@@ -182,11 +188,15 @@ class MemoryStore:
         return self._tables[name]
 
     def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        import numpy as np
+
         if not texts:
             return []
         return list(np.asarray(self.embedder.embed(list(texts)), dtype=np.float32))
 
     def add(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        from . import schema
+
         if not rows:
             return
         clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
@@ -273,6 +283,8 @@ class MemoryStore:
 
     def compact(self, build_index: bool = True) -> dict[str, Any]:
         """Merge small fragments, drop old versions, sweep crash leftovers, index a large table."""
+        from . import schema
+
         report: dict[str, Any] = {"removed_tmp_files": self._sweep_tmp()}
         for name in schema.TABLES:
             table = self.table(name)
