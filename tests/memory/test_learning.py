@@ -125,3 +125,14 @@ def test_a_broken_store_never_raises(tmp_path) -> None:
     assert memory.priors(_cinema_report()) == {}
     _learn_fix(memory)  # logged, not raised
     assert "newer than this fixloop" in memory.problem
+
+
+def test_a_lesson_is_found_by_its_faulty_shape_when_the_message_differs(memory: LearningMemory) -> None:
+    _learn_fix(memory)
+    report = failing_report("tests/test_t.py::test_senior", "assert False == True", "tests/test_t.py", 5)
+    memory.min_similarity = 0.99  # no signature is that close: only the shape channel can answer
+    assert memory.recall(report, {"other/unrelated.py": "def f(x):\n    return x\n"}) == ()
+    (lesson,) = memory.recall(report, {"cinema/t.py": CINEMA})
+    assert lesson.meta["fault_shape"] == "if ID > ID :" and lesson.similarity == 0.5
+    other_class = failing_report("tests/test_t.py::test_senior", "'k'", "tests/test_t.py", 5, exc_type="KeyError")
+    assert memory.recall(other_class, {"cinema/t.py": CINEMA}) == ()

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
+from ..core.integrity import is_test_file
 from ..core.model import Attempt, Lesson, Outcome, Patch, Status, TestReport
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
-MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about
+MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about or replay by shape alone
+SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
+MAX_SHAPE_LESSONS = 20
+MAX_SHAPE_SCAN_CHARS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class LearningMemory:
         self.now = now
         self._attempts: dict[str, list[Attempt]] = {}
         self._patterns: tuple[tuple[int, int], dict[str, tuple[int, str, str]]] | None = None
+        self._shapes: tuple[int, dict[str, list[str]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
 
     @property
@@ -123,11 +128,17 @@ class LearningMemory:
 
     def _recall(self, report: TestReport, sources: Mapping[str, str]) -> tuple[Lesson, ...]:
         infos = [describe(r, sources) for r in self._failing(report)[:3]]
+        if not infos:
+            return ()
         best: dict[str, tuple[dict[str, Any], float]] = {}
         for info in infos:
             for row, sim in self.store.similar(info.text, k=8):
                 if sim >= self.min_similarity and sim > best.get(row["id"], ({}, -1.0))[1]:
                     best[row["id"]] = (row, sim)
+        # Second channel: fixed failures of this error class whose faulty statement shape occurs
+        # in this project's code (the message may differ: `assert False == True` vs numbers).
+        for row in self._shape_matches(sources, infos[0].error_class, exclude=set(best)):
+            best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
         if not best:
             return ()
         fixes = self.store.rows("fixes", where_in("failure_id", best) + " AND verified = true")
@@ -154,6 +165,35 @@ class LearningMemory:
                     similarity=round(sim, 4), outcome="failed", meta={"failure_id": fid, "project": row["project"]})))
         lessons.sort(key=lambda item: -item[0])
         return tuple(lesson for _, lesson in lessons[: self.max_lessons])
+
+    def _fix_shapes(self) -> dict[str, list[str]]:
+        """fault shape -> failure ids of verified fixes (every project), cached per table version."""
+        version = self.store.table("fixes").version
+        if self._shapes is not None and self._shapes[0] == version:
+            return self._shapes[1]
+        out: dict[str, list[str]] = {}
+        for f in self.store.rows("fixes", "verified = true", ["fault_shape", "failure_id"], limit=1_000_000):
+            if len(f["fault_shape"].split()) >= MIN_PATTERN_TOKENS:
+                out.setdefault(f["fault_shape"], []).append(f["failure_id"])
+        self._shapes = (version, out)
+        return out
+
+    def _shape_matches(self, sources: Mapping[str, str], error_class: str, exclude: set[str]) -> list[dict[str, Any]]:
+        known = self._fix_shapes()
+        if not known:
+            return []
+        here: set[str] = set()
+        budget = MAX_SHAPE_SCAN_CHARS
+        for path, text in sorted(sources.items()):
+            if is_test_file(path) or len(text) > budget:
+                continue
+            budget -= len(text)
+            here.update(" ".join(t.shape for t in tokens) for _, tokens in statements(text))
+        ids = [fid for shape in sorted(here & set(known)) for fid in known[shape][-MAX_SHAPE_LESSONS:]]
+        ids = [i for i in ids if i not in exclude][-MAX_SHAPE_LESSONS:]
+        if not ids:
+            return []
+        return self.store.rows("failures", where_in("id", ids) + f" AND error_class = {quote(error_class)}")
 
     def _review_balance(self, shapes: set[str]) -> dict[str, tuple[int, int]]:
         shapes.discard("")
@@ -286,7 +326,7 @@ class LearningMemory:
         removed += self.store.delete("fixes", f"id = {q} OR failure_id = {q}")
         removed += self.store.delete("decisions", f"id = {q} OR fix_id = {q}")
         removed += self.store.delete("operator_stats", f"id = {q}")
-        self._patterns = None
+        self._patterns = self._shapes = None
         return removed
 
 
