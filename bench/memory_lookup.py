@@ -11,6 +11,7 @@ Prints p50/p95 wall and CPU milliseconds side by side (target: p95 < 10 ms).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -112,8 +113,10 @@ def main() -> None:
         index_top = [r["id"] for r, _ in reopened.similar(queries[1], k=8)]
         print(f"p95 ratio flat/indexed: {percentile(flat[0], 0.95) / percentile(indexed[0], 0.95):.1f}x; "
               f"top-8 overlap with the exact answer on a sample query: {len(set(flat_top) & set(index_top))}/8")
-        print(f"target p95 < 10 ms with the index: {'met' if percentile(indexed[0], 0.95) < 10 else 'NOT met'}")
-        print(f"disk: {reopened.disk_bytes() / 1e6:.0f} MB")
+        print(f"target p95 < 10 ms with the index: wall {'met' if percentile(indexed[0], 0.95) < 10 else 'NOT met'}, "
+              f"CPU {'met' if percentile(indexed[1], 0.95) < 10 else 'NOT met'}")
+        print(f"disk: {reopened.disk_bytes() / 1e6:.0f} MB; load average during the run: "
+              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (wall times grow with it, CPU times do not)")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def test_a_changed_embedder_re_embeds_every_row(tmp_path: Path) -> None:
     uri = str(tmp_path / "m")
     MemoryStore(uri, HashingEmbedder(256)).open().add("failures", [failure("ValueError: bad @ x = ID")])
     store = MemoryStore(uri, HashingEmbedder(64)).open()
-    (row, sim), = store.similar("ValueError: bad @ x = ID", k=1)
+    (row, sim), = store.similar("ValueError: bad @ x = ID", k=1, columns=("id", "embedder"))
     assert sim > 0.99 and row["embedder"] == "hashing-v1-64"
     assert store.meta()["embedder"] == "hashing-v1-64"
 

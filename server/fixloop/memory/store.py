@@ -28,6 +28,8 @@ T = TypeVar("T")
 
 TEXT_COLUMNS = frozenset({"message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators"})
 STALE_TMP_SECONDS = 3600.0
+RECALL_COLUMNS = ("id", "project", "signature", "exc_type", "statement", "fixed", "tried", "tried_operators",
+                  "test_id")
 
 
 class StoreUnavailable(Exception):
@@ -232,11 +234,13 @@ class MemoryStore:
             r.pop("vector", None)
         return rows
 
-    def similar(self, text: str, k: int = 5, where: str = "") -> list[tuple[dict[str, Any], float]]:
-        """The k nearest failures to `text` with their cosine similarity (1 = the same direction)."""
+    def similar(self, text: str, k: int = 5, where: str = "",
+                columns: Sequence[str] = RECALL_COLUMNS) -> list[tuple[dict[str, Any], float]]:
+        """The k nearest failures to `text` with their cosine similarity (1 = the same direction).
+        Only `columns` are read: fetching every text column doubles the cost of a lookup."""
         table = self.table("failures")
         vector = self._vectors([text])[0]
-        columns = [f for f in table.schema.names if f != "vector"] + ["_distance"]
+        columns = [c for c in columns if c != "vector"] + ["_distance"]
         query = table.search(vector, vector_column_name="vector").distance_type("cosine").limit(k)
         if where:
             query = query.where(where, prefilter=True)
