@@ -23,7 +23,7 @@ class FailureInfo:
 
     @property
     def error_class(self) -> str:
-        return self.exc_type or "failure"
+        return self.exc_type
 
     @property
     def text(self) -> str:

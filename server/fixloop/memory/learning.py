@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ..core.integrity import is_test_file
-from ..core.model import Attempt, Lesson, Outcome, Patch, Status, TestReport
+from ..core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, TestReport
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
 from .describe import FailureInfo, describe
@@ -29,22 +28,7 @@ T = TypeVar("T")
 MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about or replay by shape alone
 SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
 MAX_SHAPE_LESSONS = 20
-MAX_SHAPE_SCAN_CHARS = 2_000_000
-
-
-@dataclass(frozen=True)
-class PatternHit:
-    """A statement whose shape matches the faulty statement of past fixed failures."""
-
-    path: str
-    line: int  # 1-based
-    column: int  # 0-based character column of the statement's first token
-    end_line: int  # 1-based
-    end_column: int  # 0-based, exclusive
-    shape: str
-    count: int  # how many fixed failures had this faulty shape (rejected fixes not counted)
-    fix_summary: str  # what fixed it, e.g. "if q > LIMIT: -> if q >= LIMIT:"
-    fix_id: str
+MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
 
 
 def _edits_json(edits: list[StatementEdit]) -> str:
@@ -137,7 +121,7 @@ class LearningMemory:
                     best[row["id"]] = (row, sim)
         # Second channel: fixed failures of this error class whose faulty statement shape occurs
         # in this project's code (the message may differ: `assert False == True` vs numbers).
-        for row in self._shape_matches(sources, infos[0].error_class, exclude=set(best)):
+        for row in self._shape_matches(sources, self._failing(report)[:3], exclude=set(best)):
             best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
         if not best:
             return ()
@@ -178,13 +162,15 @@ class LearningMemory:
         self._shapes = (version, out)
         return out
 
-    def _shape_matches(self, sources: Mapping[str, str], error_class: str, exclude: set[str]) -> list[dict[str, Any]]:
+    def _shape_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
+        error_class = failing[0].exc_type or failing[0].outcome  # as describe() names it
         known = self._fix_shapes()
         if not known:
             return []
         here: set[str] = set()
         budget = MAX_SHAPE_SCAN_CHARS
-        for path, text in sorted(sources.items()):
+        on_traceback = {f.path for r in failing for f in r.frames}
+        for path, text in sorted(sources.items(), key=lambda item: (item[0] not in on_traceback, item[0])):
             if is_test_file(path) or len(text) > budget:
                 continue
             budget -= len(text)
@@ -209,7 +195,7 @@ class LearningMemory:
         failing = self._failing(report)
         if not failing:
             return {}
-        error_class = failing[0].exc_type or "failure"
+        error_class = failing[0].exc_type or failing[0].outcome  # as describe() names it
         events = self.store.rows("operator_stats", f"error_class = {quote(error_class)}",
                                  ["operator", "success", "weight"], limit=1_000_000)
         post: Posterior = posterior_from(events)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from tree_sitter import Node
@@ -210,8 +211,10 @@ def transfer(edit: StatementEdit, target: Sequence[Token], min_similarity: float
     return edits or None
 
 
-def statements(source: str) -> list[tuple[int, tuple[Token, ...]]]:
-    """(line, tokens) of every statement header in `source`, in order."""
+@lru_cache(maxsize=64)
+def statements(source: str) -> tuple[tuple[int, tuple[Token, ...]], ...]:
+    """(line, tokens) of every statement header in `source`, in order (cached: recall, replay and
+    pattern diagnostics ask about the same files)."""
     root = parse(source).root_node
     off = Offsets(source)
     out: list[tuple[int, tuple[Token, ...]]] = []
@@ -220,4 +223,4 @@ def statements(source: str) -> list[tuple[int, tuple[Token, ...]]]:
             tokens = _tokens_of(node, source, off)
             if tokens:
                 out.append((node.start_point[0] + 1, tokens))
-    return out
+    return tuple(out)
