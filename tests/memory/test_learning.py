@@ -136,3 +136,13 @@ def test_a_lesson_is_found_by_its_faulty_shape_when_the_message_differs(memory: 
     assert lesson.meta["fault_shape"] == "if ID > ID :" and lesson.similarity == 0.5
     other_class = failing_report("tests/test_t.py::test_senior", "'k'", "tests/test_t.py", 5, exc_type="KeyError")
     assert memory.recall(other_class, {"cinema/t.py": CINEMA}) == ()
+
+
+def test_runs_compact_the_store_every_so_often(memory: LearningMemory, monkeypatch) -> None:
+    import fixloop.memory.learning as learning
+
+    monkeypatch.setattr(learning, "AUTO_COMPACT_EVERY", 3)
+    for i in range(4):
+        _learn_fix(memory, run_id=f"run-{i}")
+    stats = memory.store.table("failures").stats()
+    assert stats["fragment_stats"]["num_fragments"] < 4 and memory.store.count("failures") == 4

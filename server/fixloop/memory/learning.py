@@ -28,6 +28,7 @@ T = TypeVar("T")
 MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about or replay by shape alone
 SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
 MAX_SHAPE_LESSONS = 20
+AUTO_COMPACT_EVERY = 50  # failures-table versions between automatic compactions
 MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
 
 
@@ -246,6 +247,10 @@ class LearningMemory:
             "success": a.status == "plausible", "weight": 1.0, "source": "test", "run_id": outcome.run_id, "time": now,
         } for a in evaluated])
         self.store.enforce_cap()
+        if self.store.table("failures").version % AUTO_COMPACT_EVERY == 0:
+            # Small appends pile up files and versions; merging them here keeps lookups fast.
+            # The vector index is left to `fixloop memory compact` (minutes on a large store).
+            self.store.compact(build_index=False)
 
     def _record_decision(self, run_id: str, hunk_id: str, accepted: bool, patch: Patch | None) -> None:
         fixes = self.store.rows("fixes", f"run_id = {quote(run_id)}")
