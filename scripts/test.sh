@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Run the whole test suite (after scripts/setup.sh).
+# Run the whole test suite (after scripts/setup.sh): pytest, then the real-editor end-to-end suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+failed=0
+
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 rc=$?
 if [ $rc -eq 5 ]; then
   echo "error: pytest collected no tests" >&2
   rc=1
 fi
-echo "tests took $(( $(date +%s) - start )) s" >&2
-exit $rc
+[ $rc -eq 0 ] || failed=1
+echo "pytest took $(( $(date +%s) - start )) s" >&2
+
+# The editor suites install what they need once (cached outside the clone) and print their own totals.
+if [ $# -eq 0 ]; then
+  for suite in editors/neovim/tests/run.sh editors/vscode/scripts/e2e.sh; do
+    if [ -f "$suite" ]; then
+      t0=$(date +%s)
+      echo "== $suite ==" >&2
+      bash "$suite" || failed=1
+      echo "$suite took $(( $(date +%s) - t0 )) s" >&2
+    fi
+  done
+fi
+
+echo "all suites took $(( $(date +%s) - start )) s" >&2
+exit $failed

@@ -22,7 +22,7 @@ from .core.model import Event, Scope, Status
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until tests pass.")
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _settings_for(workspace: Path, overrides: dict[str, Any]) -> Settings:
@@ -121,6 +121,8 @@ def fix(
     if memory is not None or no_memory:
         overrides["memory"] = {**({"uri": memory} if memory else {}), **({"enabled": False} if no_memory else {})}
     settings = _settings_for(workspace, overrides)
+    if settings.sandbox.backend == "none":
+        err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
     session = FixSession(workspace, settings, _scope(test, file))
     try:
@@ -188,6 +190,20 @@ def serve(
     from .lsp.server import main as server_main
 
     server_main(["--tcp", tcp] if tcp else ["--stdio"])
+
+
+@app.command()
+def doctor(
+    path: Path = typer.Argument(Path("."), help="The project whose settings to check."),
+    sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
+) -> None:
+    """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
+    from .sandbox.doctor import render
+
+    settings = _settings_for(path.expanduser(), {"sandbox": {"backend": sandbox}} if sandbox else {})
+    text, ok = render(settings.sandbox)
+    sys.stdout.write(text)
+    raise typer.Exit(0 if ok else 1)
 
 
 @app.command()

@@ -122,7 +122,7 @@ def merge(base: Any, data: Mapping[str, Any], prefix: str = "") -> tuple[Any, li
     """Overlay `data` on the dataclass `base`; return the result and one message per bad key."""
     problems: list[str] = []
     if not isinstance(data, Mapping):
-        return base, [f"{prefix or 'settings'}: expected a table, got {data!r}"]
+        return base, [f"{prefix.rstrip('.') or 'settings'}: expected a table, got {data!r}; using defaults"]
     hints = typing.get_type_hints(type(base))
     names = {f.name for f in dataclasses.fields(base)}
     changes: dict[str, Any] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from .config import Settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
 from .runlog import RunLog, new_run_id
+from .sandbox.api import SandboxUnavailable
 from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
@@ -45,8 +47,11 @@ class FixSession:
             log.event(event)
             on_event(event)
 
+        copy_seconds = 0.0
         try:
+            t0 = time.monotonic()
             self.runner = make_runner(self.task, self.settings)
+            copy_seconds = time.monotonic() - t0
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
             ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
@@ -55,7 +60,9 @@ class FixSession:
             else:
                 outcome = drive(run(self.task, ports, self.run_id), handle)
         except Exception as e:  # a program failure still ends the run cleanly, with a summary
-            outcome = Outcome(Status.ERROR, self.run_id, f"internal error: {type(e).__name__}: {e}")
+            # No working sandbox is a setup problem with its own instructions, not an internal error.
+            message = str(e) if isinstance(e, SandboxUnavailable) else f"internal error: {type(e).__name__}: {e}"
+            outcome = Outcome(Status.ERROR, self.run_id, message)
             handle(Event("finished", self.run_id, time.monotonic(), "done", None,
                          {"status": "error", "message": outcome.message}))
         finally:
@@ -65,6 +72,7 @@ class FixSession:
             outcome = Outcome(Status.CANCELLED, outcome.run_id, "cancelled", None, outcome.attempts, outcome.baseline,
                               outcome.iterations, outcome.candidates_evaluated, outcome.test_runs, outcome.plausible,
                               outcome.usage, outcome.durations)
+        outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         self.summary = log.finish(outcome)
         return outcome

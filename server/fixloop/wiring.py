@@ -14,6 +14,7 @@ from .memory.replay import MemoryReplayProposer
 from .repair.localize import TracebackLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
+from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
 
 
@@ -41,7 +42,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         runner=runner,
         proposers=proposers,
         localizer=TracebackLocalizer(is_test_file),
-        safety=None,
+        safety=PatchSafety(),
         memory=memory,
         is_test_file=guard,
         cancelled=cancelled,

@@ -22,7 +22,7 @@ from .model import (
 )
 from .patch import patch_size, unified_diff
 from .ports import Metered, Ports, ProposalContext, Reflector
-from .signature import report_signature
+from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
 
@@ -149,7 +149,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             if _targets_pass(report, targets):
                 full = ports.runner.run(patch, task.scope.selection() if task.scope.kind != "all" else (), fail_fast=False)
                 s.test_runs += 1
-                broken = [r.nodeid for r in full.failed if r.nodeid in must_keep_passing or r.nodeid in targets]
+                passing_now = {r.nodeid for r in full.passed}
+                broken = sorted((must_keep_passing | set(targets)) - passing_now)  # missing counts as broken
                 if not full.problem and not full.timed_out and not full.collection_errors and not broken:
                     status = "plausible"
                 report = full
@@ -190,6 +191,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                          ctx, baseline, patch=winner)
     elif stop is not None:
         outcome = finish(stop[0], stop[1], ctx, baseline)
+    elif baseline.collection_errors:
+        outcome = finish(Status.GAVE_UP, "the tests could not be collected and no candidate fixed it "
+                         f"({s.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}",
+                         ctx, baseline)
     else:
         outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)",
                          ctx, baseline)

@@ -60,6 +60,8 @@ class Frame:
 
 @dataclass(frozen=True)
 class TestResult:
+    __test__ = False  # not a pytest test class
+
     nodeid: str
     outcome: str  # passed | failed | error | skipped | xfailed | xpassed
     duration: float = 0.0
@@ -75,6 +77,8 @@ class TestResult:
 
 @dataclass(frozen=True)
 class TestReport:
+    __test__ = False
+
     results: tuple[TestResult, ...] = ()
     collection_errors: tuple[str, ...] = ()
     returncode: int = 0
@@ -140,7 +144,10 @@ class Finding:
     line: int
     code: str
     message: str
-    severity: str = "warning"  # error blocks a candidate; warning is reported
+    severity: str = "warning"  # error blocks a candidate; warning and info are reported
+    column: int = 0  # 0-based, in characters; line is 1-based
+    end_line: int = 0  # 0 when unknown: the finding covers `line`
+    end_column: int = 0
 
 
 @dataclass(frozen=True)

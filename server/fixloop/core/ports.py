@@ -57,6 +57,8 @@ class Metered(Protocol):
 
 
 class TestRunner(Protocol):
+    __test__ = False
+
     def sources(self) -> Mapping[str, str]: ...
 
     def run(

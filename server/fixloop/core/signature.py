@@ -10,6 +10,7 @@ _QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s+")
+_FILE_LINE = re.compile(r'File "(?:.*/ws/)?([^"]+)", line (\d+)')
 
 
 def normalize_message(message: str) -> str:
@@ -36,6 +37,17 @@ def report_signature(report: TestReport, targets: tuple[str, ...] = ()) -> str:
         return "collection: " + normalize_message(report.collection_errors[0])
     failing = [r for r in report.failed if not targets or r.nodeid in targets] or list(report.failed)
     return " | ".join(sorted({f"{r.nodeid} {result_signature(r)}" for r in failing})) or "ok"
+
+
+def describe_collection_error(text: str) -> str:
+    """A one-line account of a collection error: the failing module, the error, and where it points."""
+    where, _, body = text.partition(": ")
+    lines = [ln[1:].strip() for ln in body.splitlines() if ln.startswith("E ")]
+    error = next((ln for ln in reversed(lines) if ln and not ln.startswith(("File ", "^"))), "")
+    error = error or (body.strip().splitlines() or [""])[0]
+    spots = _FILE_LINE.findall(body)
+    location = f" at {spots[-1][0]}:{spots[-1][1]}" if spots else ""
+    return f"{where or 'collection'}: {error[:200]}{location}"
 
 
 _IDENTIFIER = re.compile(r"(?<![<\w])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 from ..core.model import Frame, Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from ..sandbox.hostio import unlink_beneath
 from .scratch import Scratch
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
@@ -42,6 +43,16 @@ def _has_pytest(python: str) -> bool:
         return subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+def real_executable(python: str) -> str:
+    """The interpreter behind a launcher shim (pyenv, asdf): shims need their manager, which no sandbox shows."""
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                             timeout=20, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return python
+    return out if out and Path(out).is_file() else python
 
 
 def interpreter_paths(python: str) -> tuple[Path, ...]:
@@ -143,7 +154,7 @@ class PytestRunner:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
-        self.python = find_python(workspace, python)
+        self.python = real_executable(find_python(workspace, python))
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
         runtime = self.scratch.root / RUNTIME_DIR
@@ -190,9 +201,12 @@ class PytestRunner:
             return report
         finally:
             for name in written:
-                self.scratch.restore(name)
+                try:
+                    self.scratch.restore(name)
+                except OSError:
+                    pass  # a planted symlink or special file: refused, and the next write refuses too
             try:
-                (self.scratch.root / report_name).unlink()
+                unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
 

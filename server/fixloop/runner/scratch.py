@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
+from ..sandbox.hostio import unlink_beneath, write_beneath
+
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache", ".mypy_cache",
     ".ruff_cache", ".tox", ".nox", "node_modules", ".fixloop", ".eggs", "build", "dist", ".idea", ".vscode",
@@ -127,13 +129,14 @@ class Scratch:
         if path.is_symlink() or not path.resolve().is_relative_to(self.root.resolve()):
             raise ValueError(f"refusing to write {name}: outside the scratch copy")
         encoding = self.files[name].encoding if name in self.files else "utf-8"
-        path.write_bytes(encode_source(text, encoding))
+        # Sandboxed code may have swapped a directory for a symlink since the check: never follow one.
+        write_beneath(self.root, name, encode_source(text, encoding))
 
     def restore(self, name: str) -> None:
         if name in self.files:
-            (self.root / name).write_bytes(self.files[name].raw)
+            write_beneath(self.root, name, self.files[name].raw)
         else:
-            (self.root / name).unlink(missing_ok=True)
+            unlink_beneath(self.root, name)
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)

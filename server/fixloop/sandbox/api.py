@@ -7,16 +7,23 @@ from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
 
+class SandboxUnavailable(RuntimeError):
+    """The configured backend cannot run here; the message says what to install or configure."""
+
+
 @dataclass(frozen=True)
 class SandboxLimits:
     wall_seconds: float = 120.0
     cpu_seconds: int = 130
-    address_space_mb: int = 4096
+    address_space_mb: int = 4096  # per process (RLIMIT_AS)
+    memory_total_mb: int = 8192  # resident memory of the whole run, summed by the launcher's watchdog; 0 = off
     processes: int = 512
     file_size_mb: int = 1024
     open_files: int = 4096
     disk_quota_mb: int = 2048
+    disk_files: int = 200_000  # inodes a run may create (many empty files beat any byte quota)
     output_bytes: int = 64 * 1024  # head and tail kept, each
+    tmp_mb: int = 256  # size of the sandbox's private /tmp, home and /dev/shm (bwrap)
 
 
 @dataclass(frozen=True)
@@ -24,8 +31,8 @@ class Policy:
     """What the command may see besides the workspace."""
 
     read_only: tuple[Path, ...] = ()  # e.g. the project's interpreter prefix and virtualenv
-    env: Mapping[str, str] = field(default_factory=dict)  # already allow-listed by the caller
-    network: bool = False
+    env: Mapping[str, str] = field(default_factory=dict)  # filtered again by the launcher: no secrets
+    network: bool = False  # only loopback inside the sandbox either way; True is refused by isolating backends
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class RunResult:
     returncode: int | None
     signal: int | None = None
     timed_out: bool = False
-    limit_hit: str = ""  # cpu | memory | disk | output | wall | ""
+    limit_hit: str = ""  # wall | disk | cpu | memory | processes | file_size | open_files | ""
     stdout_head: str = ""
     stdout_tail: str = ""
     stdout_total: int = 0

@@ -1,112 +1,49 @@
-"""The unsandboxed backend (`sandbox = "none"`): process-group kill, capped output, nothing else."""
+"""The unsandboxed backend (`sandbox.backend = "none"`): limits and the launcher layer, no isolation.
+
+Only for explicit opt-in: the command can read the user's files, reach the network and signal other
+processes. Every result says so in its guarantees.
+"""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import threading
-import time
+import shutil
+import tempfile
 from pathlib import Path
-from typing import IO, Sequence
+from typing import Sequence
 
 from .api import Policy, RunResult, SandboxLimits
+from .launcher import Launch, clean_env, kill_group, prlimit_argv, supervise
 
-
-class CappedReader(threading.Thread):
-    """Keeps the head and tail of a stream and drains the rest, so output never grows the parent."""
-
-    def __init__(self, stream: IO[bytes], cap: int) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.cap = stream, cap
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def run(self) -> None:
-        try:
-            while chunk := self.stream.read1(65536) if hasattr(self.stream, "read1") else self.stream.read(65536):
-                self.total += len(chunk)
-                room = self.cap - len(self.head)
-                if room > 0:
-                    self.head += chunk[:room]
-                    chunk = chunk[room:]
-                if chunk:
-                    self.tail += chunk
-                    if len(self.tail) > self.cap:
-                        del self.tail[: len(self.tail) - self.cap]
-        except (OSError, ValueError):
-            pass
-
-    def text(self) -> tuple[str, str]:
-        return self.head.decode("utf-8", "replace"), self.tail.decode("utf-8", "replace")
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def run_process(
-    argv: Sequence[str], cwd: Path, env: dict[str, str], limits: SandboxLimits, backend: str,
-    guarantees: tuple[str, ...], live: set[int] | None = None,
-) -> RunResult:
-    """Start `argv` in its own session, read capped output, kill the whole group on timeout."""
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-    )
-    if live is not None:
-        live.add(proc.pid)
-    out = CappedReader(proc.stdout, limits.output_bytes)  # type: ignore[arg-type]
-    err = CappedReader(proc.stderr, limits.output_bytes)  # type: ignore[arg-type]
-    out.start()
-    err.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=limits.wall_seconds)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    finally:
-        kill_group(proc.pid)  # also reaps daemons left in the group after a normal exit
-        proc.wait()
-        if live is not None:
-            live.discard(proc.pid)
-    # An orphan outside the group may hold the pipe open: stop reading a second after the end.
-    out.join(1.0)
-    err.join(1.0)
-    for stream in (proc.stdout, proc.stderr):
-        try:
-            stream.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
-    rc = proc.returncode
-    sig = -rc if rc is not None and rc < 0 else None
-    oh, ot = out.text()
-    eh, et = err.text()
-    return RunResult(
-        returncode=None if timed_out else rc, signal=sig, timed_out=timed_out,
-        limit_hit="wall" if timed_out else "", stdout_head=oh, stdout_tail=ot, stdout_total=out.total,
-        stderr_head=eh, stderr_tail=et, stderr_total=err.total, duration=time.monotonic() - started,
-        backend=backend, guarantees=guarantees,
-    )
+GUARANTEES = (
+    "UNSANDBOXED: the command can read your files, use the network and signal your processes",
+    "environment allow-listed (no keys, tokens or secrets); rlimits; wall-clock kill of its process group; "
+    "capped output; per-run disk quota",
+)
 
 
 class PlainSandbox:
     """No isolation at all. Only for explicit opt-in; every result says so."""
 
     name = "none"
+    guarantees = GUARANTEES
 
     def __init__(self) -> None:
         self._live: set[int] = set()
 
     def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
-        return run_process(argv, workspace, dict(policy.env), limits, self.name,
-                           ("UNSANDBOXED: output cap and wall-clock kill only",), self._live)
+        tmp = Path(tempfile.mkdtemp(prefix="fixloop-run-"))
+        try:
+            env = clean_env(policy.env)
+            env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+            env.update(HOME=str(tmp), TMPDIR=str(tmp))
+            launch = Launch(prlimit_argv(limits) + list(argv), workspace, env, watch=(workspace, tmp))
+            return supervise(launch, limits, self.name, self.guarantees, self._live)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def kill_all(self) -> None:
         for pid in list(self._live):
             kill_group(pid)
+
+    def probe(self) -> str:
+        return "" if shutil.which("prlimit") else "prlimit not found (install util-linux)"

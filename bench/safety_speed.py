@@ -1,0 +1,92 @@
+"""How fast the safety checks are, side by side, on generated 2,000- and 5,000-line files.
+
+Prints medians (ms) of: a tree-sitter parse alone; the rules on an already parsed tree, next to a
+tree-sitter query that only collects every call (what a query-based engine would start from); a full
+rule scan (parse + rules); an incremental re-scan after a one-line edit (tree.edit + re-parse +
+re-scan of the touched statement); and bandit in process; then the ratios.
+Run: python bench/safety_speed.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from safety_gen import generate  # noqa: E402
+
+from tree_sitter import Query, QueryCursor  # noqa: E402
+
+from fixloop.safety import bandit_scan  # noqa: E402
+from fixloop.safety.bindings import collect  # noqa: E402
+from fixloop.safety.matchers import Matcher  # noqa: E402
+from fixloop.safety.rules import PY, IncrementalScanner, _parser, encode, scan  # noqa: E402
+
+
+def median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median wall and CPU milliseconds: under load, wall time grows and CPU time does not."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
+
+
+def incremental_ms(text: str, repeat: int) -> tuple[float, float]:
+    """Alternate two versions differing in one line in the middle (an inserted `eval(input())`)."""
+    lines = text.split("\n")
+    mid = len(lines) // 2
+    while not lines[mid].startswith("    return"):
+        mid += 1
+    edited = "\n".join(lines[:mid] + [lines[mid][: len(lines[mid]) - len(lines[mid].lstrip())] + "eval(input())"]
+                       + lines[mid:])
+    scanner = IncrementalScanner("pkg/generated.py")
+    scanner.update(text)
+    times, cpu = [], []
+    for i in range(repeat):
+        target = edited if i % 2 == 0 else text
+        t0, c0 = time.perf_counter(), time.process_time()
+        found = scanner.update(target)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        assert scanner.last_span is not None, "the edit should take the incremental path"
+        if i < 2:
+            assert found == scan(target, "pkg/generated.py")
+    return statistics.median(times) * 1000, statistics.median(cpu) * 1000
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    bandit_scan.scan_text("x = 1\n", "warmup.py")
+    print(f"bandit import + first scan: {(time.perf_counter() - t0) * 1000:.0f} ms wall (once per process)")
+    print("medians, ms as wall/CPU; 'incremental' = IncrementalScanner.update after a one-line edit")
+    print(f"{'lines':>6} {'parse':>12} {'rules only':>12} {'call query':>12} {'full scan':>12}"
+          f" {'incremental':>12} {'bandit':>13} {'findings':>9} {'full/incr':>10} {'bandit/full':>12}")
+    calls = Query(PY, "(call) @call")
+    for n in (2000, 5000):
+        text = generate(n)
+        src = encode(text)
+        parse = median_ms(lambda: _parser().parse(src), 21)
+        root = _parser().parse(src).root_node
+        rules_only = median_ms(lambda: Matcher(src, root, collect(root, src), "pkg/generated.py", False).scan(), 21)
+        query = median_ms(lambda: QueryCursor(calls).captures(root), 21)
+        full = median_ms(lambda: scan(text, "pkg/generated.py"), 21)
+        incr = incremental_ms(text, 41)
+        bandit = median_ms(lambda: bandit_scan.scan_text(text, "pkg/generated.py"), 3)
+        findings = len(scan(text, "pkg/generated.py"))
+        cell = lambda m: f"{m[0]:.1f}/{m[1]:.1f}"  # noqa: E731
+        print(f"{text.count(chr(10)):>6} {cell(parse):>12} {cell(rules_only):>12} {cell(query):>12} {cell(full):>12}"
+              f" {cell(incr):>12} {cell(bandit):>13} {findings:>9} {full[1] / incr[1]:>9.1f}x"
+              f" {bandit[1] / full[1]:>11.0f}x")
+    print("ratios on CPU time; wall time on a loaded machine is several times the CPU time")
+
+
+if __name__ == "__main__":
+    main()

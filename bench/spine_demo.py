@@ -1,0 +1,61 @@
+"""The README demo, timed: copy, baseline, localization, candidates, and the ratio to one plain pytest run.
+
+Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "server"))
+
+from fixloop.config import load  # noqa: E402
+from fixloop.session import FixSession  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sandbox", default="auto")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rows: list[dict[str, float]] = []
+    plain: list[float] = []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            project = Path(tmp) / "inventory"
+            shutil.copytree(REPO / "examples" / "inventory", project, ignore=shutil.ignore_patterns(".fixloop", "__pycache__"))
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
+                           capture_output=True, timeout=300)
+            plain.append(time.monotonic() - t0)
+            settings, _ = load({"python": sys.executable, "sandbox": {"backend": args.sandbox},
+                                "memory": {"enabled": False}, "offline": True})
+            session = FixSession(project, settings)
+            outcome = session.run()
+            assert outcome.status.value == "fixed", outcome.message
+            d = dict(outcome.durations)
+            d["candidates_evaluated"] = outcome.candidates_evaluated
+            d["test_runs"] = outcome.test_runs
+            rows.append(d)
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    one = statistics.median(plain)
+    backend = args.sandbox
+    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat})")
+    for key in ("copy", "baseline", "localize", "candidates", "total"):
+        print(f"  {key:<11} {med.get(key, 0.0):7.2f} s")
+    print(f"  candidates evaluated {med['candidates_evaluated']:.0f}, test runs {med['test_runs']:.0f}")
+    print(f"  one plain pytest run  {one:7.2f} s")
+    print(f"  ratio whole run / plain pytest run: {med['total'] + med.get('copy', 0.0):.2f} / {one:.2f} = "
+          f"{(med['total'] + med.get('copy', 0.0)) / one:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""`fixloop doctor`: which sandbox backends work here, which one a run would use, what each guarantees."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..config import SandboxSettings
+from .api import SandboxUnavailable
+from .select import probe, resolve
+
+BACKENDS = ("bwrap", "landlock", "docker", "none")
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    name: str
+    works: bool
+    reason: str
+    guarantees: tuple[str, ...]
+
+
+def diagnose(settings: SandboxSettings = SandboxSettings()) -> tuple[list[BackendStatus], str, str]:
+    """Every backend's status, the backend a run would use ('' if none) and, if none, why."""
+    statuses = []
+    for name in BACKENDS:
+        backend, reason = probe(name, settings)
+        statuses.append(BackendStatus(name, backend is not None, reason,
+                                      tuple(backend.guarantees) if backend is not None else ()))
+    try:
+        chosen, problem = str(resolve(settings).name), ""
+    except SandboxUnavailable as e:
+        chosen, problem = "", str(e)
+    return statuses, chosen, problem
+
+
+def render(settings: SandboxSettings = SandboxSettings()) -> tuple[str, bool]:
+    """Plain text for the terminal, and whether a run could start with these settings."""
+    statuses, chosen, problem = diagnose(settings)
+    lines = [f"running as uid {os.geteuid()}; sandbox.backend = {settings.backend!r}", ""]
+    for s in statuses:
+        mark = "ok  " if s.works else "no  "
+        label = " (unsandboxed: explicit opt-in only)" if s.name == "none" else ""
+        lines.append(f"{mark}{s.name}{label}" + ("" if s.works else f": {s.reason}"))
+        lines.extend(f"      - {g}" for g in s.guarantees)
+    lines.append("")
+    lines.append(f"a run would use: {chosen}" if chosen else f"a run cannot start: {problem}")
+    return "\n".join(lines) + "\n", bool(chosen)

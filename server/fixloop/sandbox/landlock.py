@@ -1,0 +1,107 @@
+"""The landlock backend: for hosts where bubblewrap cannot start (e.g. AppArmor-restricted user namespaces).
+
+No namespaces: a supervisor (landlock_exec.py) becomes the subreaper of the run, and the command runs
+under Landlock file rules (system dirs and the interpreter read-only, the scratch copy and a per-run
+temp dir writable, never /proc or the home), Landlock TCP and signal scopes, and a seccomp filter that
+refuses sockets (except socketpair) and kernel attack surface. Costs: tests that open sockets fail,
+and /dev/shm is the host's (multiprocessing needs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from . import seccomp_filter
+from .api import Policy, RunResult, SandboxLimits, SandboxUnavailable
+from .launcher import Launch, clean_env, prlimit_argv, supervise
+
+SUPERVISOR = Path(__file__).with_name("landlock_exec.py")
+SYSTEM_RO = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt"]
+ETC_RO = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group",
+          "nsswitch.conf", "hosts", "host.conf", "gai.conf", "protocols", "services", "mime.types", "ssl",
+          "ca-certificates", "ca-certificates.conf", "os-release", "alternatives", "debian_version"]
+DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm"]
+GUARANTEES = (
+    "Landlock: reads only system dirs, a few /etc files and the interpreter; writes only the scratch copy "
+    "and a per-run temp dir; no /proc, no home",
+    "no sockets (seccomp), no TCP (Landlock), no signals or abstract sockets outside the run (Landlock scopes)",
+    "environment allow-listed; no new privileges; capability bounding set emptied",
+    "subreaper supervisor: every descendant killed when the run ends",
+    "rlimits: cpu, address space, processes, file size, open files, no core dumps",
+    "wall-clock kill of the whole tree; capped output; per-run disk quota",
+)
+ROOT_CAVEAT = "as root the process limit is not enforced (the kernel exempts uid 0)"
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, or -1 when Landlock is off or not Linux."""
+    try:
+        from .landlock_exec import abi
+
+        return int(abi())
+    except (OSError, AttributeError):
+        return -1
+
+
+class LandlockSandbox:
+    name = "landlock"
+
+    def __init__(self) -> None:
+        self._live: set[int] = set()
+        self.abi = landlock_abi()
+
+    @property
+    def guarantees(self) -> tuple[str, ...]:
+        caveats = ((ROOT_CAVEAT,) if os.geteuid() == 0 else ()) + (
+            (f"Landlock ABI {self.abi} < 6: signals and abstract sockets are not scoped",) if self.abi < 6 else ())
+        return GUARANTEES + caveats
+
+    def launch(self, argv: Sequence[str], workspace: Path, tmp: Path, limits: SandboxLimits,
+               policy: Policy) -> Launch:
+        read_only = SYSTEM_RO + [f"/etc/{n}" for n in ETC_RO] + [str(Path(p)) for p in policy.read_only]
+        read_only.append(sys.executable)  # the supervisor's own interpreter, for its exec only
+        writable = [str(workspace), str(tmp)] + DEVICES_RW
+        config = {"read_only": [p for p in read_only if os.path.exists(p)], "writable": writable,
+                  "seccomp": seccomp_filter.build_bpf(True).hex()}
+        env = clean_env(policy.env)
+        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        env.update(HOME=str(tmp), TMPDIR=str(tmp))
+        command = [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
+        return Launch(command, workspace, env, watch=(workspace, tmp), term_grace=2.0)
+
+    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
+        if policy.network:
+            raise SandboxUnavailable("the landlock backend never gives network access; set sandbox.backend = \"none\"")
+        tmp = Path(tempfile.mkdtemp(prefix="fixloop-run-"))
+        try:
+            launch = self.launch(argv, workspace.resolve(), tmp, limits, policy)
+            return supervise(launch, limits, self.name, self.guarantees, self._live)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def kill_all(self) -> None:
+        for pid in list(self._live):
+            try:
+                os.kill(pid, signal.SIGTERM)  # the supervisor reaps its tree, then exits
+            except ProcessLookupError:
+                pass
+
+    def probe(self) -> str:
+        if self.abi < 1:
+            return "Landlock is not enabled in this kernel"
+        if why := seccomp_filter.available():
+            return why
+        if shutil.which("prlimit") is None:
+            return "prlimit not found (install util-linux)"
+        with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as ws:
+            result = self.run(["/bin/true"], Path(ws), SandboxLimits(wall_seconds=5), Policy())
+        if result.returncode != 0:
+            return f"landlock supervisor failed (exit {result.returncode}): {result.output.strip()[-300:]}"
+        return ""

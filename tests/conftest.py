@@ -1,0 +1,47 @@
+"""Shared fixtures: small real pytest projects written into tmp dirs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Mapping
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SERVER = REPO / "server"
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The SDK reads these; tests must never depend on (or leak) a developer's real key.
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[..., Path]:
+    def make(files: Mapping[str, str | bytes], name: str = "proj") -> Path:
+        root = tmp_path / name
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        return root
+
+    return make
+
+
+def fixloop_env(**extra: str) -> dict[str, str]:
+    """Environment for a `python -m fixloop` subprocess that imports this checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["PYTHONPATH"] = str(SERVER) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+PYTHON = sys.executable

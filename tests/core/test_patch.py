@@ -1,0 +1,50 @@
+from fixloop.core.model import FileChange, Patch
+from fixloop.core.patch import (
+    TextEdit, apply_edits, apply_hunks, hunks, patch_size, rebase_hunks, replace_snippet, unified_diff,
+)
+import pytest
+
+
+def test_apply_edits_in_any_order() -> None:
+    assert apply_edits("abcdef", [TextEdit(4, 5, "E"), TextEdit(0, 1, "A")]) == "AbcdEf"
+
+
+def test_overlapping_edits_are_refused() -> None:
+    with pytest.raises(ValueError):
+        apply_edits("abcdef", [TextEdit(0, 3, "x"), TextEdit(2, 4, "y")])
+
+
+def test_replace_snippet_must_be_unique() -> None:
+    assert replace_snippet("a = 1\nb = 2\n", "b = 2", "b = 3") == "a = 1\nb = 3\n"
+    with pytest.raises(ValueError, match="2 times"):
+        replace_snippet("x\nx\n", "x", "y")
+    with pytest.raises(ValueError, match="not found"):
+        replace_snippet("x\n", "z", "y")
+
+
+def test_unified_diff_keeps_crlf_and_marks_missing_newline() -> None:
+    patch = Patch((FileChange("m.py", "a = 1\r\nb = 2", "a = 1\r\nb = 3"),))
+    diff = unified_diff(patch)
+    assert "-b = 2\n\\ No newline at end of file" in diff
+    assert "a = 1\r\n" in diff
+
+
+def test_hunks_apply_one_by_one_and_together() -> None:
+    before = "".join(f"line {i}\n" for i in range(20))
+    after = before.replace("line 2\n", "LINE 2\n").replace("line 15\n", "LINE 15\n")
+    hs = hunks(FileChange("f.py", before, after))
+    assert len(hs) == 2
+    assert apply_hunks(before, hs) == after
+    only_second = apply_hunks(before, [hs[1]])
+    assert "line 2\n" in only_second and "LINE 15\n" in only_second
+    assert patch_size(Patch((FileChange("f.py", before, after),))) == 4
+
+
+def test_rebase_onto_user_edit_applies_clean_hunks_and_reports_conflicts() -> None:
+    before = "".join(f"line {i}\n" for i in range(20))
+    after = before.replace("line 2\n", "LINE 2\n").replace("line 15\n", "LINE 15\n")
+    hs = hunks(FileChange("f.py", before, after))
+    user = "# header added by the user\n" + before.replace("line 15\n", "user changed 15\n")
+    text, conflicts = rebase_hunks(user, hs)
+    assert "LINE 2\n" in text and "user changed 15\n" in text
+    assert [h.index for h in conflicts] == [1]

@@ -1,0 +1,99 @@
+"""End to end: the real loop, real pytest on a scratch copy, and the wired safety check.
+
+A scripted proposer first offers a candidate that would fix the test *and* run a shell command
+(touching a marker and deleting a directory outside the project), then an honest fix. The unsafe
+candidate must never run; the control run without the check shows that it would have.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator
+
+from fixloop.config import Settings
+from fixloop.core.loop import drive, run
+from fixloop.core.model import Event, FileChange, Limits, Patch, Scope, Status, Task
+from fixloop.core.ports import ProposalContext
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.safety.check import PatchSafety
+from fixloop.sandbox.api import Policy
+from fixloop.sandbox.plain import PlainSandbox
+from fixloop.wiring import make_ports
+
+CALC = "def add(a, b):\n    return a - b\n"
+TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+class ScriptedProposer:
+    name = "scripted"
+    adaptive = False
+
+    def __init__(self, marker: Path, victim: Path) -> None:
+        self.marker, self.victim = marker, victim
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+        before = ctx.sources["calc.py"]
+        unsafe = before.replace(
+            "    return a - b",
+            f'    import os\n    os.system("touch {self.marker}; rm -rf {self.victim}")\n    return a + b',
+        )
+        yield Patch((FileChange("calc.py", before, unsafe),), self.name, "unsafe", "fix plus a shell command")
+        yield Patch((FileChange("calc.py", before, before.replace("a - b", "a + b")),), self.name, "swap", "- to +")
+
+
+def make_project(root: Path) -> Path:
+    project = root / "proj"
+    project.mkdir()
+    (project / "calc.py").write_text(CALC)
+    (project / "test_calc.py").write_text(TEST)
+    victim = root / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious")
+    return project
+
+
+def run_loop(tmp_path: Path, with_safety: bool) -> tuple[object, list[Event]]:
+    project = make_project(tmp_path)
+    marker, victim = tmp_path / "marker", tmp_path / "victim"
+    limits = Limits(test_timeout=60, per_test_timeout=30, wall_seconds=120)
+    task = Task(project, Scope(), limits)
+    runner = PytestRunner(project, PlainSandbox(), limits, python=sys.executable)
+    # The fixture project needs none of the dev environment's pytest plugins; loading them costs ~2 s a run.
+    runner.policy = Policy(runner.policy.read_only, {**runner.policy.env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    try:
+        ports = make_ports(task, Settings(), runner, lambda: False, time.monotonic)
+        assert isinstance(ports.safety, PatchSafety)  # the wiring plugs the check in
+        ports = replace(ports, proposers=[ScriptedProposer(marker, victim)],
+                        safety=ports.safety if with_safety else None)
+        events: list[Event] = []
+        outcome = drive(run(task, ports, "run-1"), events.append)
+    finally:
+        runner.close()
+    return outcome, events
+
+
+def test_loop_refuses_the_unsafe_candidate(tmp_path: Path) -> None:
+    outcome, events = run_loop(tmp_path, with_safety=True)
+    assert not (tmp_path / "marker").exists()  # the command never ran
+    assert (tmp_path / "victim" / "keep.txt").read_text() == "precious"
+    assert outcome.status is Status.FIXED  # type: ignore[attr-defined]
+    first, second = outcome.attempts  # type: ignore[attr-defined]
+    assert first.status == "unsafe" and first.report is None
+    assert "FL-S002" in first.note and {"FL-S002", "B605"} <= {f.code for f in first.verdict.findings}
+    assert second.status == "plausible" and second.patch.operator == "swap"
+    checked = [e for e in events if e.kind == "checked"]
+    assert [e.data["ok"] for e in checked] == [False, True]
+    tested = [e.candidate for e in events if e.kind == "tested"]
+    assert tested == [2]
+    assert (tmp_path / "proj" / "calc.py").read_text() == CALC  # the loop never writes the workspace
+
+
+def test_control_without_the_check_the_candidate_runs(tmp_path: Path) -> None:
+    """Shows the first test can fail: with no safety check the same candidate runs its command."""
+    outcome, _ = run_loop(tmp_path, with_safety=False)
+    assert (tmp_path / "marker").exists()
+    assert not (tmp_path / "victim").exists()
+    assert outcome.attempts[0].status == "plausible"  # type: ignore[attr-defined]

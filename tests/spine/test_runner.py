@@ -1,0 +1,118 @@
+"""The pytest runner on real fixture projects: results, frames, timeouts, scratch copy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.runner.pytest_runner import PytestRunner, read_beneath
+from fixloop.runner.scratch import list_files
+from fixloop.sandbox.plain import PlainSandbox
+from tests.conftest import PYTHON
+
+LIB = "def add(a, b):\n    return a - b\n"
+TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
+
+
+def _runner(root: Path, limits: Limits = Limits()) -> PytestRunner:
+    return PytestRunner(root, PlainSandbox(), limits, python=PYTHON)
+
+
+def test_report_has_outcomes_exception_and_frames(make_project) -> None:
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
+    runner = _runner(root)
+    try:
+        report = runner.run(None)
+        by_id = {r.nodeid: r for r in report.results}
+        failed = by_id["tests/test_lib.py::test_add"]
+        assert failed.outcome == "failed" and failed.exc_type == "AssertionError"
+        assert "assert -1 == 5" in failed.message
+        assert failed.frames[-1].path == "tests/test_lib.py" and failed.frames[-1].line == 4
+        assert by_id["tests/test_lib.py::test_zero"].outcome == "passed"
+        patch = Patch((FileChange("lib.py", LIB, LIB.replace("a - b", "a + b")),))
+        assert runner.run(patch, ["tests/test_lib.py::test_add"], fail_fast=True).ok
+        # The scratch copy is restored after each candidate.
+        assert (runner.root / "lib.py").read_text() == LIB
+    finally:
+        runner.close()
+    assert not runner.root.exists()
+
+
+def test_frames_inside_project_code(make_project) -> None:
+    root = make_project({"lib.py": "def get(xs, i):\n    return xs[i]\n",
+                         "tests/test_lib.py": "from lib import get\n\ndef test_get():\n    assert get([1], 1) == 1\n"})
+    runner = _runner(root)
+    try:
+        result = runner.run(None).results[0]
+        assert result.exc_type == "IndexError"
+        assert [(f.path, f.line) for f in result.frames if f.in_project][-1] == ("lib.py", 2)
+    finally:
+        runner.close()
+
+
+def test_hanging_test_is_killed_by_the_per_test_timeout(make_project) -> None:
+    root = make_project({"tests/test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(60)\n\ndef test_ok():\n    pass\n"})
+    runner = _runner(root, Limits(per_test_timeout=1.5, test_timeout=30))
+    try:
+        report = runner.run(None)
+        hung = {r.nodeid: r for r in report.results}["tests/test_hang.py::test_hang"]
+        assert hung.exc_type == "Timeout" and report.timed_out
+        assert report.duration < 20
+    finally:
+        runner.close()
+
+
+def test_whole_run_timeout_kills_the_process_group(make_project) -> None:
+    root = make_project({"tests/test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(60)\n"})
+    runner = _runner(root, Limits(per_test_timeout=0, test_timeout=2))
+    try:
+        report = runner.run(None)
+        assert report.timed_out and report.duration < 10
+    finally:
+        runner.close()
+
+
+def test_scratch_copy_skips_clutter_and_outside_symlinks(make_project, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("key")
+    root = make_project({"lib.py": LIB, ".venv/lib/x.py": "", "node_modules/a.js": "", "__pycache__/x.pyc": "",
+                         "tests/test_lib.py": TESTS})
+    os.symlink(secret, root / "leak.txt")
+    os.symlink(root / "lib.py", root / "alias.py")
+    runner = _runner(root)
+    try:
+        names = sorted(p.relative_to(runner.root).as_posix() for p in runner.root.rglob("*") if not p.is_dir())
+        assert "leak.txt" not in names and "alias.py" in names
+        assert not any(n.startswith((".venv", "node_modules", "__pycache__")) for n in names)
+    finally:
+        runner.close()
+
+
+def test_git_workspace_uses_git_file_list(make_project) -> None:
+    import subprocess
+
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS, "big.log": "x", ".gitignore": "*.log\n"})
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert "big.log" not in list_files(root) and "lib.py" in list_files(root)
+
+
+def test_planted_symlink_report_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("key")
+    os.symlink(tmp_path / "secret", tmp_path / "report.jsonl")
+    try:
+        read_beneath(tmp_path, "report.jsonl", 1000)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a symlinked report was read")
+
+
+def test_unsaved_overlay_is_what_runs(make_project) -> None:
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
+    runner = PytestRunner(root, PlainSandbox(), Limits(), python=PYTHON, overlays={"lib.py": LIB.replace("-", "+")})
+    try:
+        assert runner.run(None).ok
+        assert runner.scratch.disk["lib.py"] == LIB.encode()
+    finally:
+        runner.close()
