@@ -1,5 +1,5 @@
-"""The real loop (real pytest on scratch copies) with a real store: the second similar bug is fixed
-by replaying the first one's fix; without memory the wiring leaves the port empty."""
+"""The real loop (real pytest on a scratch copy) with a real store: a bug like one memory has seen
+is fixed by replaying that fix; without memory the wiring leaves the port empty."""
 
 import dataclasses
 from pathlib import Path
@@ -38,15 +38,38 @@ def _settings(memory_uri: str, enabled: bool = True) -> Settings:
                                memory=MemorySettings(enabled=enabled, uri=memory_uri))
 
 
+def _teach_first_fix(uri: str) -> None:
+    """What a run on FIRST leaves in memory (bench/memory_learning.py runs that part for real)."""
+    from fixloop.core.model import Attempt, FileChange, Frame, Outcome, Patch, TestReport
+    from fixloop.core.model import TestResult as Result
+    from fixloop.core.ports import ProposalContext
+    from fixloop.memory.factory import make_memory
+
+    memory = make_memory(MemorySettings(uri=uri), Path("/projects/first"))
+    assert memory is not None
+    nodeid = "tests/test_price.py::test_bulk_from_ten"
+    report = TestReport(results=(Result(nodeid, "failed", 0.0, "AssertionError", "assert 10.0 == 9.0",
+                                        (Frame("tests/test_price.py", 5, "test_bulk_from_ten"),)),))
+    before = FIRST["shop/price.py"]
+    fix = Patch((FileChange("shop/price.py", before, before.replace("qty > BULK", "qty >= BULK")),),
+                "mutation", "comparison_swap", "shop/price.py:5: > -> >=")
+    ctx = ProposalContext(sources=dict(FIRST), baseline=report, target_tests=(nodeid,))
+    memory.record_attempt("first", Attempt(1, fix, "plausible"), ctx)
+    memory.record_outcome(Outcome(Status.FIXED, "first", "fixed", fix, baseline=report, candidates_evaluated=1), ctx)
+
+
 def test_the_second_similar_bug_is_fixed_from_memory(tmp_path: Path) -> None:
     uri = str(tmp_path / "memory")
-    first = FixSession(_project(tmp_path / "first", FIRST), _settings(uri)).run()
-    assert first.status is Status.FIXED and first.patch is not None and first.patch.proposer == "mutation"
+    _teach_first_fix(uri)
     second = FixSession(_project(tmp_path / "second", SECOND), _settings(uri)).run()
     assert second.status is Status.FIXED and second.patch is not None
     assert second.patch.proposer == "memory" and second.candidates_evaluated == 1
     assert "if age >= SENIOR_AGE:" in second.patch.changes[0].after
-    assert second.candidates_evaluated < first.candidates_evaluated
+    # The run taught the memory in turn: two fixed failures of this shape now.
+    from fixloop.memory.factory import make_memory
+
+    memory = make_memory(MemorySettings(uri=uri), tmp_path / "second")
+    assert memory is not None and memory.store.count("fixes", "fault_shape = 'if ID > ID :'") == 2
 
 
 def test_no_memory_means_no_port_and_no_replay(tmp_path: Path) -> None:
