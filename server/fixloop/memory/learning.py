@@ -216,7 +216,9 @@ class LearningMemory:
         fixed = outcome.status is Status.FIXED and outcome.patch is not None
         fix_id = new_id() if fixed else ""
         failure_ids = [new_id() for _ in infos]
-        evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator]
+        # A replayed edit that missed says little about its operator in general: only its wins count.
+        evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator
+                     and not (a.patch.proposer == "memory" and a.status == "failed")]
         tried_ops = sorted({a.patch.operator for a in evaluated if a.status == "failed"})
         self.store.add("failures", [{
             "id": fid, "project": self.project, "run_id": outcome.run_id, "time": now, "test_id": info.test_id,
