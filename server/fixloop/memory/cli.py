@@ -79,7 +79,7 @@ def search(text: str = typer.Argument(..., help="Words of an error message or co
            memory: Optional[str] = MemoryOption) -> None:
     """Past failures most similar to TEXT, with the fix that worked."""
     store = _open(memory)
-    hits = store.similar(query_text(text), k=limit)
+    hits = store.similar(query_text(text), k=limit, columns=("id", "project", "signature", "test_id", "fixed"))
     fixes = {}
     ids = [row["id"] for row, _ in hits]
     if ids:

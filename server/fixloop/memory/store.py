@@ -28,8 +28,10 @@ T = TypeVar("T")
 
 TEXT_COLUMNS = frozenset({"message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators"})
 STALE_TMP_SECONDS = 3600.0
-RECALL_COLUMNS = ("id", "project", "signature", "exc_type", "statement", "fixed", "tried", "tried_operators",
-                  "test_id")
+RECALL_COLUMNS = ("id", "project", "signature", "exc_type", "statement", "fixed", "tried", "tried_operators")
+# Another process's commits become visible within this interval; checking the latest version on
+# every read instead costs about 1 ms per lookup. A process always sees its own writes at once.
+READ_CONSISTENCY = timedelta(seconds=1)
 
 
 class StoreUnavailable(Exception):
@@ -112,7 +114,7 @@ class MemoryStore:
             if path.exists() and not path.is_dir():
                 raise NotADirectoryError(f"{path} is a file, not a store directory")
             path.mkdir(parents=True, exist_ok=True)
-        db = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+        db = lancedb.connect(self.uri, read_consistency_interval=READ_CONSISTENCY)
         existing = set(db.list_tables(limit=1000).tables)
         tables: dict[str, Any] = {}
         for name in schema.TABLES:
