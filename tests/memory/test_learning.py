@@ -146,3 +146,14 @@ def test_runs_compact_the_store_every_so_often(memory: LearningMemory, monkeypat
         _learn_fix(memory, run_id=f"run-{i}")
     stats = memory.store.table("failures").stats()
     assert stats["fragment_stats"]["num_fragments"] < 4 and memory.store.count("failures") == 4
+
+
+def test_a_hunk_decision_keys_on_that_hunks_statement(memory: LearningMemory) -> None:
+    _learn_fix(memory)
+    hunk = Patch((FileChange("shop/price.py", SHOP, SHOP.replace("total = total - 1", "total = total + 1")),),
+                 "mutation", "arithmetic_swap")
+    memory.record_decision("run-1", "shop/price.py#1", accepted=False, patch=hunk)
+    (decision,) = memory.store.rows("decisions")
+    assert decision["fault_shape"] == "ID = ID - NUM" and decision["hunk_id"] == "shop/price.py#1"
+    assert "-        total = total - 1" in decision["diff"]
+    assert memory.recall(_cinema_report(), {"cinema/t.py": CINEMA})  # the `if` fix was not the one rejected

@@ -117,3 +117,19 @@ def test_a_vector_index_is_built_past_the_threshold(tmp_path: Path) -> None:
     assert store.ensure_index() is True
     assert store.table("failures").list_indices()
     assert store.similar("ValueError: case 5 @ x = ID 5", k=3)
+
+
+def test_a_registered_migration_step_runs_once_on_an_older_store(tmp_path: Path, monkeypatch) -> None:
+    uri = str(tmp_path / "m")
+    MemoryStore(uri, HashingEmbedder()).open().add("failures", [failure("old row")])
+    ran: list[object] = []
+
+    def step_1_to_2(db) -> None:  # e.g. backfill a column from existing data
+        ran.append(db.open_table("failures").count_rows())
+
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {1: step_1_to_2})
+    store = MemoryStore(uri, HashingEmbedder()).open()
+    assert ran == [1] and store.meta()["schema_version"] == "2"
+    MemoryStore(uri, HashingEmbedder()).open()
+    assert ran == [1]  # already at version 2: not again
