@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
@@ -59,6 +60,7 @@ class LearningMemory:
         self._patterns: tuple[tuple[int, int], dict[str, tuple[int, str, str]]] | None = None
         self._shapes: tuple[int, dict[str, list[str]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
+        self._lock = threading.RLock()  # the language server may ask from several worker threads
 
     @property
     def problem(self) -> str:
@@ -66,7 +68,8 @@ class LearningMemory:
 
     def _safe(self, what: str, action: Callable[[], T], fallback: T) -> T:
         try:
-            return action()
+            with self._lock:
+                return action()
         except Exception as e:  # memory is an aid: its failure must not end a run or the server
             self.broken = f"memory {what} failed: {type(e).__name__}: {e}"
             log.warning(self.broken)
