@@ -71,7 +71,7 @@ class _Progress:
             self.console.print(f"baseline: {self.passed} passed, {self.failed} failed ({d.get('seconds')} s)")
         elif e.kind == "localized" and d.get("suspects"):
             self.console.print(f"suspects: {', '.join(list(d['suspects'])[:5])}")
-        elif e.kind == "breaker":
+        elif e.kind in ("breaker", "note"):
             self.console.print(f"[yellow]{d.get('message')}[/]")
         elif e.kind == "tested" and d.get("status") == "plausible":
             self.console.print(f"candidate {e.candidate} passes the whole suite")

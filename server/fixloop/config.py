@@ -25,11 +25,14 @@ from .core.model import Limits
 @dataclass(frozen=True)
 class LLMSettings:
     enabled: bool = True
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     base_url: str = ""
     api_key_env: str = "ANTHROPIC_API_KEY"
+    api_key: str = field(default="", repr=False)  # from the editor; prefer the environment variable
     timeout_seconds: float = 60.0
     max_retries: int = 2
+    stream: bool = True  # streamed answers can be stopped between events
+    max_tool_rounds: int = 8  # model turns spent on one patch before giving up on it
     max_output_tokens: int = 4096
     context_tokens: int = 24_000
     daily_budget_usd: float = 0.0  # 0 = no daily budget
@@ -80,6 +83,8 @@ class Settings:
     allow_test_edits: bool = False
     offline: bool = False
     pytest_args: tuple[str, ...] = ()
+    warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
+    plausible_lookahead: int = Limits.plausible_lookahead
     llm: LLMSettings = field(default_factory=LLMSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
@@ -90,6 +95,7 @@ class Settings:
             max_iterations=self.max_iterations, max_candidates=self.max_candidates, wall_seconds=self.wall_seconds,
             breaker_repeats=self.breaker_repeats, test_timeout=self.test_timeout,
             per_test_timeout=self.per_test_timeout, max_tokens=self.max_tokens, max_cost_usd=self.max_cost_usd,
+            plausible_lookahead=self.plausible_lookahead,
         )
 
 
@@ -165,6 +171,13 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return base, [f"{path}: cannot read [tool.fixloop] ({e}); using defaults"]
     table = data.get("tool", {}).get("fixloop", {})
+    llm = table.get("llm") if isinstance(table, dict) else None
+    if isinstance(llm, dict) and ("api_key" in llm or "api-key" in llm):
+        # A key in a file that is committed leaks; only the environment or the editor may supply it.
+        table = {**table, "llm": {k: v for k, v in llm.items() if k not in ("api_key", "api-key")}}
+        settings, problems = load(table, base, "[tool.fixloop] ")
+        return settings, ["[tool.fixloop] llm.api_key: ignored; keep keys out of the repository "
+                          f"(set {settings.llm.api_key_env} instead)", *problems]
     return load(table, base, "[tool.fixloop] ")
 
 

@@ -52,6 +52,8 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
         "tokens": usage.tokens,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "wall_seconds": round(outcome.durations.get("total", 0.0), 3),
         "durations": {k: round(v, 3) for k, v in outcome.durations.items()},

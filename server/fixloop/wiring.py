@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -9,9 +11,11 @@ from .config import Settings
 from .core.integrity import is_test_file
 from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
+from .llm.cost import DailyBudget
+from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
 from .memory.replay import MemoryReplayProposer
-from .repair.localize import TracebackLocalizer
+from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety.check import PatchSafety
@@ -24,24 +28,42 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
-                        task.overlays, settings.pytest_args)
+                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
 
 
-def make_proposers(settings: Settings) -> list[Proposer]:
-    return [MutationProposer()]
+def with_api_key(settings: Settings, api_key: str) -> Settings:
+    """Settings carrying a key the editor passed (initializationOptions.apiKey); held in memory only."""
+    if not api_key:
+        return settings
+    return dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=api_key))
+
+
+def llm_api_key(settings: Settings) -> str:
+    """The key from the editor or config first, then the environment variable the settings name."""
+    return settings.llm.api_key or os.environ.get(settings.llm.api_key_env, "")
+
+
+def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: False) -> list[Proposer]:
+    offline: list[Proposer] = [MutationProposer()]
+    if not settings.llm.enabled:
+        return offline
+    daily = DailyBudget(settings.llm.daily_budget_usd) if settings.llm.daily_budget_usd > 0 else None
+    llm = LLMProposer(settings.llm, llm_api_key(settings), settings.limits(), offline=settings.offline,
+                      cancelled=cancelled, daily=daily)
+    return [llm, *offline] if settings.llm.first else [*offline, llm]
 
 
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     memory = make_memory(settings.memory, task.workspace)
-    proposers = make_proposers(settings)
+    proposers = make_proposers(settings, cancelled)
     if memory is not None:  # a past fix replayed here is the cheapest candidate of all
         proposers = [MemoryReplayProposer(), *proposers]
     return Ports(
         runner=runner,
         proposers=proposers,
-        localizer=TracebackLocalizer(is_test_file),
+        localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
         memory=memory,
         is_test_file=guard,

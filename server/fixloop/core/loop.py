@@ -7,7 +7,8 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Generator
+from collections import deque
+from typing import Generator, Iterator
 
 from .model import (
     Attempt,
@@ -19,9 +20,10 @@ from .model import (
     Task,
     TestReport,
     Usage,
+    Verdict,
 )
 from .patch import patch_size, unified_diff
-from .ports import Metered, Ports, ProposalContext, Reflector
+from .ports import Metered, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
@@ -38,6 +40,7 @@ class _State:
         self.seen: set[tuple[tuple[str, str], ...]] = set()
         self.durations: dict[str, float] = {}
         self.last_signatures: list[str] = []
+        self.lookahead = 0
 
 
 def run(task: Task, ports: Ports, run_id: str) -> Run:
@@ -93,7 +96,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     must_keep_passing = frozenset(r.nodeid for r in baseline.passed)
 
     sources = ports.runner.sources()
-    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file)
+    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
+                          workspace=getattr(ports.runner, "root", None))
 
     # 2. Retrieve what memory knows about failures like this one.
     if ports.memory is not None:
@@ -107,7 +111,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         ctx.suspects = ports.localizer.localize(baseline, sources, targets)
         s.test_runs += 1 if getattr(ports.localizer, "runs_tests", False) else 0
     s.durations["localize"] = ports.now() - t0
-    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]])
+    note = str(getattr(ports.localizer, "note", ""))
+    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]], note=note)
 
     # 4-7. Propose, check, run, reflect, learn; cheapest proposer first.
     t_candidates = ports.now()
@@ -115,10 +120,19 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     winner: Patch | None = None
     for proposer in ports.proposers:
         s.last_signatures.clear()
-        for patch in proposer.propose(ctx):
+        for patch, early_verdict in _checked_ahead(proposer, ctx, ports, targets):
+            for note in _notes(proposer):
+                yield event("note", "propose", proposer=proposer.name, message=note)
             stop = _limit_reached(task, s, ports)
             if stop:
                 break
+            if winner is not None:
+                # Overfitting guard: look a little further for a smaller patch that also passes everything.
+                s.lookahead += 1
+                if s.lookahead > task.limits.plausible_lookahead:
+                    break
+                if patch_size(patch) >= patch_size(winner):
+                    continue
             if patch.key() in s.seen:
                 continue
             s.seen.add(patch.key())
@@ -135,7 +149,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 yield event("checked", "check", index, ok=False, reason=attempt.note)
                 continue
             if ports.safety is not None:
-                verdict = ports.safety.check(patch)
+                verdict = early_verdict or ports.safety.check(patch)
                 yield event("checked", "check", index, ok=verdict.ok, reason=verdict.reason,
                             findings=[f"{f.code} {f.path}:{f.line} {f.message}" for f in verdict.findings])
                 if not verdict.ok:
@@ -163,7 +177,9 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                 if ports.memory is not None:
                     ports.memory.record_attempt(run_id, attempt, ctx)
                 winner = _smallest(s.plausible)
-                break
+                if proposer.adaptive:
+                    break  # never ask a model for more after a fix: that costs tokens
+                continue
 
             reflection = _reflect(proposer, attempt, ctx, targets)
             attempt = replace(attempt, reflection=reflection)
@@ -182,6 +198,10 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     yield event("breaker", "reflect", index, message=message)
                     stop = (Status.GAVE_UP, message)
                     break
+        for note in _notes(proposer):
+            yield event("note", "propose", proposer=proposer.name, message=note)
+        if not stop and not winner:
+            stop = _limit_reached(task, s, ports)  # a proposer that ran out of budget ends the run here
         if stop or winner:
             break
     s.durations["candidates"] = ports.now() - t_candidates
@@ -196,11 +216,31 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                          f"({s.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}",
                          ctx, baseline)
     else:
-        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)",
-                         ctx, baseline)
+        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)"
+                         + (f"; {note}" if note else ""), ctx, baseline)
     yield event("finished", "done", status=outcome.status.value, message=outcome.message,
                 diff=unified_diff(outcome.patch) if outcome.patch else "")
     return outcome
+
+
+def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...]
+                   ) -> Iterator[tuple[Patch, Verdict | None]]:
+    """Candidates in order, with their safety verdict when it was taken early. A runner with spare lanes
+    gets the next few candidates that passed the guard and the safety check, to screen in parallel;
+    an adaptive proposer (it reads each result) is never read ahead."""
+    width = ports.runner.lanes() if isinstance(ports.runner, Prefetching) and not proposer.adaptive else 1
+    if width <= 1:
+        yield from ((patch, None) for patch in proposer.propose(ctx))
+        return
+    window: deque[tuple[Patch, Verdict | None]] = deque()
+    for patch in proposer.propose(ctx):
+        verdict = ports.safety.check(patch) if ports.safety is not None else None
+        if (verdict is None or verdict.ok) and not _guard(patch, 0, ports)[1]:
+            ports.runner.prefetch(patch, targets)
+        window.append((patch, verdict))
+        if len(window) >= width:
+            yield window.popleft()
+    yield from window
 
 
 def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | None:
@@ -256,6 +296,16 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
 
 def _smallest(plausible: list[Patch]) -> Patch:
     return min(plausible, key=patch_size)
+
+
+def _notes(proposer: object) -> list[str]:
+    """Messages a proposer wants the run to show once (e.g. "no API key"); drained as they are read."""
+    notes = getattr(proposer, "notes", None)
+    if not isinstance(notes, list) or not notes:
+        return []
+    out = [str(n) for n in notes]
+    notes.clear()
+    return out
 
 
 def _usage(ports: Ports) -> Usage:

@@ -28,6 +28,7 @@ class Limits:
     per_test_timeout: float = 30.0
     max_tokens: int = 200_000
     max_cost_usd: float = 2.0
+    plausible_lookahead: int = 10  # candidates still inspected after the first fix, for a smaller one
 
 
 @dataclass(frozen=True)

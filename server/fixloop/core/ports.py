@@ -69,6 +69,15 @@ class TestRunner(Protocol):
     ) -> TestReport: ...
 
 
+@runtime_checkable
+class Prefetching(Protocol):
+    """A runner with spare lanes may start screening a checked candidate before the loop asks for it."""
+
+    def lanes(self) -> int: ...
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None: ...
+
+
 class Localizer(Protocol):
     def localize(
         self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]

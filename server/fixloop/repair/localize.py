@@ -1,9 +1,14 @@
-"""Traceback localization: project frames of failing tests, then the functions those tests call."""
+"""Fault localization: traceback frames, and spectrum-based (Ochiai over per-test line coverage).
+
+The spectrum costs one extra suite run, with coverage contexts recorded by the report plugin.
+Only project code is ranked: test files and files outside the workspace never become suspects.
+"""
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from ..core.model import Suspect, TestReport
 from .syntax import functions_in, parse
@@ -66,4 +71,83 @@ class TracebackLocalizer:
         return names - {test_name}
 
 
-__all__ = ["TracebackLocalizer", "parse"]
+class CoverageRunner(Protocol):
+    def coverage(self, select: Sequence[str] = ()) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]: ...
+
+
+def ochiai(
+    spectra: Mapping[str, Mapping[str, frozenset[int]]], failing: set[str], keep: Callable[[str], bool]
+) -> dict[tuple[str, int], float]:
+    """Ochiai suspiciousness ef / sqrt(F * (ef + ep)) of every executed line in a kept file."""
+    ef: dict[tuple[str, int], int] = {}
+    ep: dict[tuple[str, int], int] = {}
+    total_failed = sum(1 for t in spectra if t in failing)
+    for test, files in spectra.items():
+        bucket = ef if test in failing else ep
+        for path, lines in files.items():
+            if keep(path):
+                for line in lines:
+                    bucket[(path, line)] = bucket.get((path, line), 0) + 1
+    if not total_failed:
+        return {}
+    return {key: f / math.sqrt(total_failed * (f + ep.get(key, 0))) for key, f in ef.items()}
+
+
+def dependency_note(report: TestReport, target_tests: Sequence[str]) -> str:
+    """When every failure is raised outside the project, say where: the bug may not be ours to fix."""
+    places: set[str] = set()
+    for result in report.failed:
+        if target_tests and result.nodeid not in target_tests:
+            continue
+        if not result.frames or result.frames[-1].in_project:
+            return ""
+        places.add(result.frames[-1].path)
+    if not places:
+        return ""
+    return ("the failure is raised outside the project, in " + ", ".join(sorted(places)[:3]) +
+            ": if the project calls it correctly, the bug is in that dependency")
+
+
+class SpectrumLocalizer:
+    """Ochiai over per-test coverage, blended with the traceback ranking; traceback alone if coverage fails."""
+
+    runs_tests = True
+
+    def __init__(self, runner: CoverageRunner, is_test_file: Callable[[str], bool], weight: float = 0.7) -> None:
+        self.runner = runner
+        self.is_test_file = is_test_file
+        self.weight = weight
+        self.traceback = TracebackLocalizer(is_test_file)
+        self.note = ""
+        self.tool = ""
+
+    def localize(
+        self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]
+    ) -> tuple[Suspect, ...]:
+        self.note = dependency_note(report, target_tests)
+        ranked = self.traceback.localize(report, sources, target_tests)
+        try:
+            run, spectra = self.runner.coverage(())
+        except OSError:
+            return ranked
+        failing = set(target_tests) or {r.nodeid for r in report.failed}
+        # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
+        other_failures = {r.nodeid for r in run.failed} - failing
+        spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}
+        scores = ochiai(spectra, failing, lambda p: p in sources and not self.is_test_file(p))
+        if not scores:
+            self.tool = "traceback"
+            return ranked
+        self.tool = "spectrum"
+        tb = {(s.path, s.line): s for s in ranked}
+        out: list[Suspect] = []
+        for key in set(scores) | set(tb):
+            spectrum = scores.get(key, 0.0)
+            frame = tb[key].score if key in tb else 0.0
+            score = self.weight * spectrum + (1 - self.weight) * frame
+            reason = f"ochiai {spectrum:.2f}" + (f"; {tb[key].reason}" if key in tb else "")
+            out.append(Suspect(key[0], key[1], round(score, 6), reason))
+        return tuple(sorted(out, key=lambda s: (-s.score, s.path, s.line)))
+
+
+__all__ = ["SpectrumLocalizer", "TracebackLocalizer", "ochiai", "parse"]

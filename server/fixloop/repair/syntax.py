@@ -71,3 +71,88 @@ def functions_in(text: str) -> tuple[Function, ...]:
             if name is not None and name.text is not None:
                 out.append(Function(name.text.decode("utf-8", "replace"), node.start_point[0] + 1, node.end_point[0] + 1))
     return tuple(out)
+
+
+def text_of(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def enclosing(node: Node, *types: str) -> Node | None:
+    cur = node.parent
+    while cur is not None and cur.type not in types:
+        cur = cur.parent
+    return cur
+
+
+def _bound_names(scope: Node) -> list[str]:
+    """Parameters and assigned names in a function (or module), nested definitions excluded."""
+    names: list[str] = []
+    params = scope.child_by_field_name("parameters") if scope.type == "function_definition" else None
+    if params is not None:
+        for p in params.named_children:
+            ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
+                (c for c in p.named_children if c.type == "identifier"), None)
+            if ident is not None and ident.type == "identifier":
+                names.append(text_of(ident))
+    body = scope.child_by_field_name("body") if scope.type != "module" else scope
+    stack = list(body.named_children) if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_definition", "class_definition", "lambda"):
+            if scope.type == "module" and node.type != "lambda":
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    names.append(text_of(name))
+            continue
+        if node.type in ("assignment", "augmented_assignment", "for_statement", "for_in_clause"):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                for sub in walk(left):
+                    if sub.type == "identifier" and (sub.parent is None or sub.parent.type != "attribute"):
+                        names.append(text_of(sub))
+        if node.type in ("import_statement", "import_from_statement"):
+            for sub in walk(node):
+                if sub.type == "dotted_name" and sub.parent is not None and sub.parent.type != "import_from_statement":
+                    names.append(text_of(sub).split(".")[0])
+                elif sub.type == "aliased_import":
+                    alias = sub.child_by_field_name("alias")
+                    if alias is not None:
+                        names.append(text_of(alias))
+        stack.extend(node.named_children)
+    seen: dict[str, None] = {}
+    for n in names:
+        seen.setdefault(n, None)
+    return list(seen)
+
+
+def names_in_scope(node: Node) -> list[str]:
+    """Names a replacement at `node` may use: its function's locals first, then module names."""
+    fn = enclosing(node, "function_definition")
+    local = _bound_names(fn) if fn is not None else []
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    module = [n for n in _module_names(root.text or b"") if n not in local]
+    return local + module
+
+
+@lru_cache(maxsize=32)
+def _module_names(source: bytes) -> tuple[str, ...]:
+    """Module-level names, once per source text (asked for at every identifier)."""
+    return tuple(_bound_names(_parser().parse(source).root_node))
+
+
+def attributes_of(root: Node, owner: str) -> list[str]:
+    """Attribute names used on `owner` (e.g. `self`) anywhere in the tree."""
+    out: dict[str, None] = {}
+    for node in walk(root):
+        if node.type == "attribute":
+            obj = node.child_by_field_name("object")
+            attr = node.child_by_field_name("attribute")
+            if obj is not None and attr is not None and text_of(obj) == owner:
+                out.setdefault(text_of(attr), None)
+    return list(out)
+
+
+def line_of(node: Node) -> int:
+    return node.start_point[0] + 1

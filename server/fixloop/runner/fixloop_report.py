@@ -44,15 +44,80 @@ def _frames(excinfo):
 
 
 def pytest_configure(config):
-    global _out
+    global _out, _spectrum
     target = os.environ.get("FIXLOOP_REPORT")
     if target:
         # O_EXCL: never follow or reuse a file planted by code under test.
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         _out = os.fdopen(fd, "w", encoding="utf-8")
+    if os.environ.get("FIXLOOP_COVERAGE"):
+        _spectrum = _Spectrum()
+
+
+class _Spectrum:
+    """Per-test executed lines of project files: coverage.py dynamic contexts when coverage imports
+    (the project's own or the copy fixloop exposes), else a sys.settrace line collector."""
+
+    def __init__(self):
+        self.cov = None
+        self.lines = {}  # nodeid -> {path: set(lines)}
+        self.current = None
+        try:
+            if os.environ.get("FIXLOOP_COVERAGE") == "settrace":
+                raise ImportError("line tracing asked for")
+            import coverage
+
+            self.cov = coverage.Coverage(data_file=None, config_file=False, include=[_root + os.sep + "*"],
+                                         omit=["*" + os.sep + ".fixloop_runtime" + os.sep + "*", "*site-packages*"])
+            self.cov.start()
+        except Exception:  # no usable coverage: trace lines ourselves
+            self.cov = None
+            sys.settrace(self._trace)
+
+    def switch(self, nodeid):
+        if self.cov is not None:
+            self.cov.switch_context(nodeid)
+        else:
+            self.current = self.lines.setdefault(nodeid, {})
+
+    def _trace(self, frame, event, arg):
+        path = frame.f_code.co_filename
+        if self.current is None or not _in_project(path):
+            return None
+        lines = self.current.setdefault(os.path.relpath(path, _root).replace(os.sep, "/"), set())
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    def finish(self):
+        if self.cov is not None:
+            self.cov.stop()
+            data = self.cov.get_data()
+            for path in data.measured_files():
+                if not _in_project(path):
+                    continue
+                rel = os.path.relpath(path, _root).replace(os.sep, "/")
+                for line, contexts in (data.contexts_by_lineno(path) or {}).items():
+                    for ctx in contexts:
+                        if ctx:
+                            self.lines.setdefault(ctx, {}).setdefault(rel, set()).add(line)
+        else:
+            sys.settrace(None)
+        for nodeid, files in self.lines.items():
+            _write({"event": "coverage", "nodeid": nodeid, "tool": "coverage" if self.cov else "settrace",
+                    "lines": {path: sorted(lines) for path, lines in files.items()}})
+
+
+_spectrum = None
 
 
 def pytest_unconfigure(config):
+    if _spectrum is not None:
+        _spectrum.finish()
     if _out is not None:
         _write({"event": "end"})
         _out.close()
@@ -69,6 +134,8 @@ def pytest_collection_finish(session):
 
 def pytest_runtest_logstart(nodeid, location):
     _write({"event": "start", "nodeid": nodeid})
+    if _spectrum is not None:
+        _spectrum.switch(nodeid)
     if _timeout > 0:
         # Kill the whole run from inside: the launcher notices the missing "finish" line.
         faulthandler.dump_traceback_later(_timeout, exit=True, file=sys.stderr)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..core.model import Frame, Limits, Patch, TestReport, TestResult
+from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
 from ..sandbox.hostio import unlink_beneath
+from .report import parse_coverage, parse_report, read_beneath
 from .scratch import Scratch
+from .warm import WarmPool, WarmWorker
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
+WARM = Path(__file__).with_name("warm_worker.py")
 RUNTIME_DIR = ".fixloop_runtime"
 MAX_REPORT_BYTES = 20_000_000
 
@@ -86,70 +90,15 @@ def sandbox_env(python: str, extra: Mapping[str, str] | None = None) -> dict[str
     return env
 
 
-def parse_report(lines: list[str], returncode: int | None, duration: float, timed_out: bool, output: str) -> TestReport:
-    results: dict[str, TestResult] = {}
-    errors: list[str] = []
-    started: list[str] = []
-    ended = False
-    for line in lines:
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        kind = obj.get("event")
-        if kind == "start":
-            started.append(obj["nodeid"])
-        elif kind == "collect_error":
-            errors.append(f"{obj.get('nodeid', '')}: {obj.get('longrepr', '')}")
-        elif kind == "end":
-            ended = True
-        elif kind == "result":
-            nodeid = obj["nodeid"]
-            if nodeid in results and results[nodeid].failed:
-                continue  # a teardown report must not hide the call's failure
-            frames = tuple(Frame(f[0], int(f[1]), str(f[2]), bool(f[3])) for f in obj.get("frames", []))
-            results[nodeid] = TestResult(
-                nodeid, obj["outcome"], float(obj.get("duration", 0.0)), obj.get("exc_type", ""),
-                obj.get("message", ""), frames, obj.get("longrepr", ""),
-            )
-    hung = [n for n in started if n not in results]
-    if hung and not ended:
-        # The per-test timeout (or a crash) ended the process inside this test.
-        node = hung[-1]
-        results[node] = TestResult(node, "failed", 0.0, "Timeout", "the test did not finish in time", (), output[-2000:])
-        timed_out = True
-    problem = ""
-    if not results and not errors and returncode not in (0, 5):
-        if "No module named pytest" in output:
-            problem = "pytest is not installed in the project's interpreter"
-        elif not timed_out:
-            problem = f"pytest exited with code {returncode} without reporting tests: {output.strip()[-600:]}"
-    return TestReport(tuple(results.values()), tuple(errors), returncode or 0, duration, timed_out, output[-4000:], problem)
-
-
-def read_beneath(root: Path, name: str, limit: int) -> bytes:
-    """Read a file written by sandboxed code without following symlinks and with a size cap."""
-    dir_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
-    finally:
-        os.close(dir_fd)
-    try:
-        st = os.fstat(fd)
-        if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > limit:
-            raise ValueError(f"{name} is not a regular file of at most {limit} bytes")
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            return f.read(limit)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
 class PytestRunner:
+    """`run(patch, select, fail_fast)`: a screening run (a patch, fail_fast) goes to a warm worker when
+    one is up; every other run, including the full-suite confirmation of a fix, is a normal sandboxed
+    pytest process."""
+
     def __init__(
         self, workspace: Path, sandbox: Sandbox, limits: Limits = Limits(), python: str = "",
-        overlays: Mapping[str, str] | None = None, pytest_args: Sequence[str] = (),
+        overlays: Mapping[str, str] | None = None, pytest_args: Sequence[str] = (), warm_workers: int = 2,
+        candidate_memory_mb: int = 2048,
     ) -> None:
         self.workspace = workspace
         self.sandbox = sandbox
@@ -157,11 +106,26 @@ class PytestRunner:
         self.python = real_executable(find_python(workspace, python))
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
+        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_report.py", PLUGIN.read_bytes())
+        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_warm.py", WARM.read_bytes())
         runtime = self.scratch.root / RUNTIME_DIR
-        runtime.mkdir(exist_ok=True)
-        shutil.copy(PLUGIN, runtime / "fixloop_report.py")
+        if warm_workers > 0:
+            # The warm workers copy each candidate's tree from this snapshot, taken before any test ran.
+            shutil.copytree(self.scratch.root, runtime / "template", symlinks=True,
+                            ignore=shutil.ignore_patterns(RUNTIME_DIR, ".git", "__pycache__"))
         self.policy = Policy(read_only=interpreter_paths(self.python), env=sandbox_env(self.python))
         self.runs = 0
+        self.warm_workers = warm_workers
+        self.candidate_memory_mb = candidate_memory_mb
+        self.pool: WarmPool | None = None
+        self.warm_problem = ""
+        self.killed = 0  # screening runs that hung or hit a limit
+        self._suite_seconds = 0.0  # pytest-measured time of the last unpatched run
+        self._starting: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._prefetched: dict[tuple[object, tuple[str, ...]], Future[TestReport]] = {}
+        self._executor = ThreadPoolExecutor(max(1, warm_workers), thread_name_prefix="fixloop-prefetch")
 
     @property
     def root(self) -> Path:
@@ -170,11 +134,123 @@ class PytestRunner:
     def sources(self) -> dict[str, str]:
         return self.scratch.sources()
 
+    def screening_timeout(self) -> float:
+        """Per-test limit of a candidate: ten times what the unpatched tests needed (at least 1 s),
+        so a candidate that hangs costs little."""
+        return min(self.limits.per_test_timeout, max(1.0, 10.0 * self._suite_seconds + 0.5))
+
+    def lanes(self) -> int:
+        """How many candidates can be screened at once (the live warm workers)."""
+        pool = self._warm_pool() if self.warm_workers > 0 else None
+        return sum(w.alive for w in pool.workers) if pool is not None else 1
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        """Start screening a checked candidate on a spare worker; `run` picks the result up."""
+        pool = self.pool
+        key = (patch.key(), tuple(select))
+        if pool is None or key in self._prefetched or self._closed:
+            return
+        if len(self._prefetched) >= 8:  # results the loop never asked for (it skipped or stopped)
+            self._prefetched.pop(next(iter(self._prefetched)))
+        self._prefetched[key] = self._executor.submit(self._screen, pool, patch, select)
+
+    def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
+        files = {c.path: c.after for c in patch.changes}
+        timeout = self.screening_timeout()
+        # The child's own limit adds pytest's start-up in the child to the per-test limit.
+        return pool.run(files, [*self.pytest_args, "-x", *select], timeout + 3.0, timeout, self.candidate_memory_mb)
+
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+        screening = patch is not None and fail_fast
+        if screening and self.warm_workers > 0:
+            ahead = self._prefetched.pop((patch.key(), tuple(select)), None)  # type: ignore[union-attr]
+            pool = self._warm_pool()
+            if pool is not None:
+                report = ahead.result() if ahead is not None else self._screen(pool, patch, select)  # type: ignore[arg-type]
+                if not report.problem:
+                    self.killed += 1 if report.timed_out else 0
+                    return report
+                self.warm_problem = report.problem
+        report = self._cold_run(patch, select, fail_fast, self.screening_timeout() if screening else 0.0)
+        if screening and report.timed_out:
+            self.killed += 1
+        if patch is None:
+            self._suite_seconds = max(self._suite_seconds, sum(r.duration for r in report.results))
+            if report.failed and self.warm_workers > 0 and self._starting is None and self.pool is None:
+                # Something to fix: start the workers now, while localization runs.
+                self._starting = threading.Thread(target=self._warm_pool, daemon=True)
+                self._starting.start()
+        return report
+
+    def _warm_pool(self) -> WarmPool | None:
+        if self._starting is not None and self._starting is not threading.current_thread():
+            self._starting.join()
+        with self._lock:
+            return self._start_pool()
+
+    def _start_pool(self) -> WarmPool | None:
+        if self.pool is None and not self.warm_problem and not self._closed:
+            workers: list[WarmWorker] = []
+            errors: list[str] = []
+
+            def start(i: int) -> None:
+                try:
+                    workers.append(WarmWorker(i, self.root, RUNTIME_DIR, self.sandbox, self.python, self.policy,
+                                              self.limits.wall_seconds + 60, self.pytest_args))
+                except (RuntimeError, OSError) as e:
+                    errors.append(str(e))
+
+            threads = [threading.Thread(target=start, args=(i,)) for i in range(self.warm_workers)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if workers:
+                self.pool = WarmPool(sorted(workers, key=lambda w: w.index))
+            else:
+                self.warm_problem = "; ".join(errors) or "no warm worker started"
+        if self.pool is not None and not self.pool.alive:
+            self.warm_problem = "the warm workers stopped"
+            return None
+        return self.pool
+
+    def coverage(self, select: Sequence[str] = (), tool: str = "coverage"
+                 ) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]:
+        """One suite run that also records which project lines each test executed
+        (`tool="settrace"` skips coverage.py and traces lines in the plugin)."""
+        extra: dict[str, str] = {"FIXLOOP_COVERAGE": "settrace" if tool == "settrace" else "1"}
+        read_only: tuple[Path, ...] = ()
+        cov_dir = self._expose_coverage()
+        if cov_dir is not None:
+            # Appended, so a coverage the project installed itself wins.
+            extra["PYTHONPATH"] = f"{self.policy.env.get('PYTHONPATH', RUNTIME_DIR)}:{RUNTIME_DIR}/cov"
+            read_only = (cov_dir,)
+        lines: list[str] = []
+        report = self._cold_run(None, select, False, 0.0, extra, read_only, lines)
+        return report, parse_coverage(lines)
+
+    def _expose_coverage(self) -> Path | None:
+        try:
+            import coverage
+        except ImportError:
+            return None
+        package = Path(coverage.__file__).resolve().parent
+        link = self.root / RUNTIME_DIR / "cov" / "coverage"
+        if not link.exists():
+            link.parent.mkdir(exist_ok=True)
+            os.symlink(package, link)
+        return package
+
+    def _cold_run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: float,
+                  extra_env: Mapping[str, str] | None = None, extra_read_only: tuple[Path, ...] = (),
+                  raw_lines: list[str] | None = None) -> TestReport:
         self.runs += 1
         report_name = f"{RUNTIME_DIR}/report-{self.runs}.jsonl"
         written: list[str] = []
         try:
+            # Warm screening children share the copy's parent: start every ordinary run from the pristine tree.
+            self.scratch.reset()
+            unlink_beneath(self.scratch.root, report_name)  # a report planted by an earlier run is never read
             for change in patch.changes if patch else ():
                 self.scratch.write(change.path, change.after)
                 written.append(change.path)
@@ -185,15 +261,19 @@ class PytestRunner:
             argv.extend(select)
             env = dict(self.policy.env)
             env["FIXLOOP_REPORT"] = report_name
-            env["FIXLOOP_TEST_TIMEOUT"] = str(self.limits.per_test_timeout)
-            policy = Policy(self.policy.read_only, env, self.policy.network)
-            limits = SandboxLimits(wall_seconds=self.limits.test_timeout, cpu_seconds=int(self.limits.test_timeout) + 10)
+            env["FIXLOOP_TEST_TIMEOUT"] = str(per_test or self.limits.per_test_timeout)
+            env.update(extra_env or {})
+            policy = Policy(self.policy.read_only + extra_read_only, env, self.policy.network)
+            wall = self.limits.test_timeout
+            limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
             result = self.sandbox.run(argv, self.scratch.root, limits, policy)
             try:
                 raw = read_beneath(self.scratch.root / RUNTIME_DIR, Path(report_name).name, MAX_REPORT_BYTES)
                 lines = raw.decode("utf-8", "replace").splitlines()
             except (OSError, ValueError):
                 lines = []
+            if raw_lines is not None:
+                raw_lines.extend(lines)
             report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output)
             if result.limit_hit and result.limit_hit != "wall" and not report.problem and not report.results:
                 report = TestReport(report.results, report.collection_errors, report.returncode, report.duration,
@@ -209,9 +289,16 @@ class PytestRunner:
                 unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
+            self.scratch.reset()
 
     def cancel(self) -> None:
         self.sandbox.kill_all()
 
     def close(self) -> None:
+        self._closed = True
+        if self._starting is not None:
+            self._starting.join()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.close()
         self.scratch.close()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
-from ..sandbox.hostio import unlink_beneath, write_beneath
+from ..sandbox.hostio import read_beneath, unlink_beneath, write_beneath
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache", ".mypy_cache",
@@ -109,7 +109,61 @@ class Scratch:
         self.disk: dict[str, bytes] = {name: f.raw for name, f in self.files.items()}
         for name, text in (overlays or {}).items():
             self._overlay(name, text)
+        # Code under test can rewrite any file of the copy; `reset()` brings back this pristine state
+        # so one candidate's run can never tamper with the tests or the report plugin of the next.
+        self.pristine = self.base / "pristine"
+        shutil.copytree(self.root, self.pristine, symlinks=True)
+        self.stamps: dict[str, tuple[int, int]] = {}
+        for name in list(self.names) + list(overlays or {}):
+            self._stamp(name)
         os.chmod(self.base, 0o755)
+
+    def _stamp(self, name: str) -> None:
+        try:
+            st = os.lstat(self.root / name)
+        except OSError:
+            return
+        if stat.S_ISREG(st.st_mode):
+            self.stamps[name] = (st.st_size, st.st_mtime_ns)
+
+    def add_file(self, name: str, data: bytes) -> None:
+        """A file fixloop itself puts into the copy (the report plugin), protected like the project's."""
+        write_beneath(self.root, name, data)
+        write_beneath(self.pristine, name, data)
+        self._stamp(name)
+
+    def reset(self) -> list[str]:
+        """Restore every protected file that a run changed, moved or replaced; returns their names."""
+        restored: list[str] = []
+        try:
+            for name, stamp in self.stamps.items():
+                try:
+                    st = os.lstat(self.root / name)
+                    same = stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == stamp
+                except OSError:
+                    same = False
+                if same:
+                    continue
+                original = (self.pristine / name).read_bytes()
+                try:
+                    if read_beneath(self.root, name, len(original) + 1) == original:
+                        self._stamp(name)
+                        continue
+                except (OSError, ValueError):
+                    pass
+                unlink_beneath(self.root, name)
+                write_beneath(self.root, name, original)
+                self._stamp(name)
+                restored.append(name)
+        except (OSError, ValueError):
+            # A directory was swapped for a symlink or similar: rebuild the whole copy.
+            shutil.rmtree(self.root, ignore_errors=True)
+            shutil.copytree(self.pristine, self.root, symlinks=True)
+            self.stamps.clear()
+            for name in list(self.names):
+                self._stamp(name)
+            restored.append("*")
+        return restored
 
     def _overlay(self, name: str, text: str) -> None:
         if name not in self.files and not (self.root / name).parent.resolve().is_relative_to(self.root.resolve()):

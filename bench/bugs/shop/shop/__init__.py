@@ -1,0 +1,2 @@
+from .cart import Cart
+from .tax import with_tax

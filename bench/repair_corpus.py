@@ -1,0 +1,100 @@
+"""Run the offline repair engine (no model, no memory) on every project under bench/bugs/.
+
+Each bug is copied without its hidden_check.py, fixed by a real `FixSession`, and the fix (if any)
+is applied to a second copy where the hidden check then runs. Prints fixed correctly / plausible
+but wrong / not fixed, the median and p90 time to a fix, and candidates per fix.
+
+    PYTHONPATH=server python bench/repair_corpus.py [--only NAME ...] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from fixloop.config import load
+from fixloop.core.model import Status
+from fixloop.session import FixSession
+
+BUGS = Path(__file__).resolve().parent / "bugs"
+HIDDEN = "hidden_check.py"
+
+
+@dataclass
+class Result:
+    name: str
+    verdict: str  # correct | wrong | not_fixed
+    seconds: float
+    candidates: int
+    plausible: int
+    detail: str = ""
+
+
+def run_one(bug: Path, python: str, max_candidates: int, wall: float) -> Result:
+    with tempfile.TemporaryDirectory(prefix="fixloop-bench-") as tmp:
+        work = Path(tmp) / bug.name
+        shutil.copytree(bug, work, ignore=shutil.ignore_patterns(HIDDEN, "__pycache__", ".fixloop"))
+        settings, problems = load({"python": python, "offline": True, "max_candidates": max_candidates,
+                                   "wall_seconds": wall, "memory": {"enabled": False}, "sandbox": {"backend": "none"}})
+        assert not problems, problems
+        started = time.monotonic()
+        session = FixSession(work, settings)
+        outcome = session.run()
+        seconds = time.monotonic() - started
+        if outcome.status is not Status.FIXED or outcome.patch is None:
+            return Result(bug.name, "not_fixed", seconds, outcome.candidates_evaluated, outcome.plausible,
+                          f"{outcome.status.value}: {outcome.message[:80]}")
+        check = Path(tmp) / "check"
+        shutil.copytree(bug, check, ignore=shutil.ignore_patterns("__pycache__", ".fixloop"))
+        for change in outcome.patch.changes:
+            (check / change.path).write_text(change.after)
+        proc = subprocess.run([python, HIDDEN], cwd=check, capture_output=True, text=True, timeout=120)
+        verdict = "correct" if proc.returncode == 0 else "wrong"
+        return Result(bug.name, verdict, seconds, outcome.candidates_evaluated, outcome.plausible,
+                      f"{outcome.patch.operator}: {outcome.patch.summary[:70]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--max-candidates", type=int, default=300)
+    ap.add_argument("--wall", type=float, default=60.0)
+    args = ap.parse_args()
+    bugs = sorted(p for p in BUGS.iterdir() if (p / HIDDEN).exists() and (not args.only or p.name in args.only))
+    started = time.monotonic()
+    def one(bug: Path) -> Result:
+        r = run_one(bug, args.python, args.max_candidates, args.wall)
+        print(f"{r.name:18} {r.verdict:10} {r.seconds:6.1f}s {r.candidates:4d} cand {r.plausible:2d} plaus  {r.detail}",
+              flush=True)
+        return r
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one, bugs))
+    correct = [r for r in results if r.verdict == "correct"]
+    wrong = [r for r in results if r.verdict == "wrong"]
+    fixed = correct + wrong
+    n = len(results)
+    print()
+    print(f"bugs: {n}   fixed correctly: {len(correct)} ({100 * len(correct) / n:.0f}%)   "
+          f"plausible but wrong: {len(wrong)}   not fixed: {n - len(fixed)}")
+    if fixed:
+        times = sorted(r.seconds for r in fixed)
+        p90 = times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
+        print(f"time to fix: median {statistics.median(times):.1f}s   p90 {p90:.1f}s   "
+              f"candidates per fix: median {statistics.median(r.candidates for r in fixed):.0f}   "
+              f"mean {statistics.mean(r.candidates for r in fixed):.1f}")
+    print(f"total wall time: {time.monotonic() - started:.0f}s (jobs={args.jobs}); LLM calls: 0 (offline)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""Drive the real loop (fixloop.core.loop.run) with a real pytest runner and the real safety check."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from fixloop.config import LLMSettings
+from fixloop.core.integrity import is_test_file
+from fixloop.core.loop import drive, run
+from fixloop.core.model import Event, Limits, Outcome, Task
+from fixloop.core.ports import Ports, Proposer
+from fixloop.llm.cost import DailyBudget
+from fixloop.llm.proposer import LLMProposer
+from fixloop.repair.localize import TracebackLocalizer
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.safety.check import PatchSafety
+from fixloop.sandbox.plain import PlainSandbox
+
+
+@dataclass
+class RunResult:
+    outcome: Outcome
+    events: list[Event] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def notes(self) -> list[str]:
+        return [str(e.data.get("message")) for e in self.events if e.kind == "note"]
+
+
+def llm_proposer(url: str, limits: Limits = Limits(), key: str = "test-key", stream: bool = True,
+                 cancelled: Callable[[], bool] = lambda: False, daily: DailyBudget | None = None,
+                 offline: bool = False, **settings: object) -> LLMProposer:
+    llm = LLMSettings(base_url=url, model="fake-model", stream=stream, max_retries=settings.pop("max_retries", 0),  # type: ignore[arg-type]
+                      **settings)  # type: ignore[arg-type]
+    return LLMProposer(llm, key, limits, offline=offline, cancelled=cancelled, daily=daily)
+
+
+def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Limits(),
+             cancelled: Callable[[], bool] = lambda: False) -> RunResult:
+    limits = dataclasses.replace(limits, test_timeout=min(limits.test_timeout, 60.0),
+                                 per_test_timeout=min(limits.per_test_timeout, 20.0))
+    runner = PytestRunner(workspace, PlainSandbox(), limits, sys.executable)
+    ports = Ports(runner=runner, proposers=list(proposers), localizer=TracebackLocalizer(is_test_file),
+                  safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
+    events: list[Event] = []
+    started = time.monotonic()
+    try:
+        outcome = drive(run(Task(workspace, limits=limits), ports, "test-run"), events.append)
+    finally:
+        runner.close()
+    return RunResult(outcome, events, time.monotonic() - started)

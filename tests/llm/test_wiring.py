@@ -1,0 +1,103 @@
+"""Wiring and sessions: proposer order, where the key comes from, lazy import, zero tokens offline."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixloop.config import LLMSettings, Settings, load
+from fixloop.core.model import Status
+from fixloop.llm.proposer import LLMProposer
+from fixloop.repair.mutate import MutationProposer
+from fixloop.session import FixSession
+from fixloop.wiring import llm_api_key, make_proposers, with_api_key
+
+from .fake_anthropic import FakeAnthropic
+from .scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, write_project
+
+SERVER = Path(__file__).resolve().parents[2] / "server"
+
+
+def test_llm_comes_after_the_offline_engine_unless_first() -> None:
+    names = [type(p) for p in make_proposers(Settings())]
+    assert names == [MutationProposer, LLMProposer]
+    first = Settings(llm=LLMSettings(first=True))
+    assert [type(p) for p in make_proposers(first)] == [LLMProposer, MutationProposer]
+    assert [type(p) for p in make_proposers(Settings(llm=LLMSettings(enabled=False)))] == [MutationProposer]
+
+
+def test_the_key_comes_from_settings_then_the_named_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_KEY", "from-env")
+    assert llm_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY"))) == "from-env"
+    assert llm_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY", api_key="from-editor"))) == "from-editor"
+    assert llm_api_key(Settings()) == ""
+    assert llm_api_key(with_api_key(Settings(llm=LLMSettings(api_key_env="MY_KEY")), "from-lsp")) == "from-lsp"
+    assert with_api_key(Settings(), "") == Settings()
+    settings, problems = load({"llm": {"api_key": "sk-secret-123", "stream": False}})
+    assert not problems and settings.llm.api_key == "sk-secret-123" and "sk-secret" not in repr(settings)
+
+
+def test_importing_the_server_side_does_not_import_anthropic() -> None:
+    code = "import sys, fixloop.wiring, fixloop.session, fixloop.llm.proposer; print('anthropic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(SERVER)})
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def session_settings(fake: FakeAnthropic, **llm: object) -> Settings:
+    return Settings(python=sys.executable, test_timeout=60, per_test_timeout=20,
+                    llm=LLMSettings(base_url=fake.url, api_key="test-key", model="fake-model", max_retries=0, **llm))  # type: ignore[arg-type]
+
+
+OFFLINE_FIXABLE = {
+    "age.py": "def is_adult(age):\n    return age > 18\n",
+    "test_age.py": "from age import is_adult\n\n\ndef test_eighteen():\n    assert is_adult(18)\n\n\n"
+                   "def test_child():\n    assert not is_adult(10)\n",
+}
+
+
+def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, tmp_path: Path) -> None:
+    root = write_project(tmp_path / "proj", OFFLINE_FIXABLE)
+    session = FixSession(root, session_settings(fake))
+    outcome = session.run()
+    assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer != "llm"
+    assert fake.requests == []
+    assert session.summary["llm_calls"] == 0 and session.summary["tokens"] == 0 and session.summary["cost_usd"] == 0
+
+
+def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_path: Path) -> None:
+    root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
+    fake.fallback = ScriptedModel([RIGHT], tokens=1000, cache_read=500)
+    session = FixSession(root, session_settings(fake, first=True))
+    notes: list[str] = []
+    outcome = session.run(lambda e: notes.append(e.kind))
+    assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer == "llm"
+    summary = json.loads((Path(session.summary["run_dir"]) / "summary.json").read_text())
+    assert summary["llm_calls"] == 4 and summary["input_tokens"] == 4000 and summary["output_tokens"] == 400
+    assert summary["cache_read_tokens"] == 1500 and summary["cache_write_tokens"] == 0
+    assert summary["tokens"] == 5900 and summary["cost_usd"] == pytest.approx((4000 * 3 + 400 * 15 + 1500 * 0.3) / 1e6)
+    assert summary["wall_seconds"] > 0
+
+
+def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_path: Path) -> None:
+    root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
+    settings = dataclasses.replace(session_settings(fake, first=True), offline=True, max_candidates=1)
+    events = []
+    outcome = FixSession(root, settings).run(events.append)
+    assert outcome.status in (Status.GAVE_UP, Status.LIMITS) and fake.requests == []
+    assert [e.data["message"] for e in events if e.kind == "note"] == ["offline: the model is not called"]
+
+
+def test_a_key_in_pyproject_is_ignored_with_a_message(tmp_path: Path) -> None:
+    from fixloop.config import from_pyproject
+
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.llm]\napi_key = "sk-committed"\nmodel = "m"\n')
+    settings, problems = from_pyproject(tmp_path)
+    assert settings.llm.api_key == "" and settings.llm.model == "m"
+    assert problems and "ignored; keep keys out of the repository" in problems[0]

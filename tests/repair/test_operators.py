@@ -1,0 +1,179 @@
+"""Each mutation operator on its own: real tree-sitter, real text edits, every result must parse."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from fixloop.core.patch import apply_edits
+from fixloop.repair import operators as ops
+from fixloop.repair.syntax import Offsets, parse, parses, walk
+
+
+def results(operator: ops.Operator, source: str) -> set[str]:
+    source = textwrap.dedent(source).lstrip("\n")
+    off = Offsets(source)
+    out = set()
+    for node in walk(parse(source).root_node):
+        for m in operator(node, off):
+            after = apply_edits(source, [m.edit])
+            assert after != source
+            out.add(after)
+    return out
+
+
+def contains(operator: ops.Operator, source: str, expected: str) -> bool:
+    return textwrap.dedent(expected) in results(operator, source)
+
+
+def test_comparison_swap() -> None:
+    assert contains(ops.comparison_swap, "ok = a < b\n", "ok = a <= b\n")
+    assert len(results(ops.comparison_swap, "ok = a < b\n")) == 5
+
+
+def test_arithmetic_swap() -> None:
+    assert contains(ops.arithmetic_swap, "x = a - b\n", "x = a + b\n")
+    assert contains(ops.arithmetic_swap, "x = a / b\n", "x = a // b\n")
+
+
+def test_augmented_swap() -> None:
+    assert contains(ops.augmented_swap, "x -= 1\n", "x += 1\n")
+    assert contains(ops.augmented_swap, "total = x\n", "total += x\n")
+
+
+def test_boolean_swap() -> None:
+    assert results(ops.boolean_swap, "ok = a and b\n") == {"ok = a or b\n"}
+
+
+def test_integer_nudge() -> None:
+    assert results(ops.integer_nudge, "x = 10\n") == {"x = 11\n", "x = 9\n"}
+    assert contains(ops.integer_nudge, "y = xs[-1]\n", "y = xs[-2]\n")
+
+
+def test_bound_nudge_range_slice_and_index() -> None:
+    assert contains(ops.bound_nudge, "for i in range(n):\n    pass\n", "for i in range(n - 1):\n    pass\n")
+    assert contains(ops.bound_nudge, "y = s[:k]\n", "y = s[:k + 1]\n")
+    assert contains(ops.bound_nudge, "y = s[n - i]\n", "y = s[n - i - 1]\n")
+    assert results(ops.bound_nudge, "y = s[0]\n") == set()
+
+
+def test_drop_operand() -> None:
+    assert contains(ops.drop_operand, "y = len(xs) - 1\n", "y = len(xs)\n")
+
+
+def test_swap_operands_only_when_order_matters() -> None:
+    assert contains(ops.swap_operands, "d = end - start\n", "d = start - end\n")
+    assert results(ops.swap_operands, "s = a + b\n") == set()
+
+
+def test_swap_arguments() -> None:
+    assert results(ops.swap_arguments, "q = divmod(60, total)\n") == {"q = divmod(total, 60)\n"}
+    assert results(ops.swap_arguments, "f(a, key=b)\n") == set()
+
+
+def test_replace_identifier_uses_names_in_scope() -> None:
+    src = """
+    def merge(a, b):
+        i = j = 0
+        return b[i:]
+    """
+    assert contains(ops.replace_identifier, src, "def merge(a, b):\n    i = j = 0\n    return b[j:]\n")
+    # a parameter or a called function's name is never the thing replaced
+    assert all("def merge(a, b)" in r for r in results(ops.replace_identifier, src))
+
+
+def test_replace_attribute() -> None:
+    src = """
+    class R:
+        def __init__(self, w, h):
+            self.width = w
+            self.height = h
+
+        def area(self):
+            return self.width * self.width
+    """
+    assert any("return self.width * self.height" in r for r in results(ops.replace_attribute, src))
+
+
+def test_sibling_call() -> None:
+    assert results(ops.sibling_call, "m = max(xs)\n") == {"m = min(xs)\n"}
+    assert contains(ops.sibling_call, "out.append(x)\n", "out.extend(x)\n")
+
+
+def test_flip_boolean() -> None:
+    assert results(ops.flip_boolean, "f(reverse=False)\n") == {"f(reverse=True)\n"}
+
+
+def test_negate_condition_and_remove_not() -> None:
+    assert contains(ops.negate_condition, "if ok(a):\n    pass\n", "if not (ok(a)):\n    pass\n")
+    assert contains(ops.negate_condition, "if not ok(a):\n    pass\n", "if ok(a):\n    pass\n")
+    assert results(ops.remove_not, "x = not a\n") == {"x = a\n"}
+
+
+def test_drop_clause_widens_or_narrows() -> None:
+    assert results(ops.drop_clause, "ok = a < 1 and b\n") == {"ok = a < 1\n", "ok = b\n"}
+
+
+def test_replace_return() -> None:
+    src = "def f(xs):\n    total = 0\n    return xs\n"
+    found = results(ops.replace_return, src)
+    assert "def f(xs):\n    total = 0\n    return total\n" in found
+    assert "def f(xs):\n    total = 0\n    return []\n" in found
+
+
+def test_delete_statement_keeps_a_block_valid() -> None:
+    assert contains(ops.delete_statement, "def f():\n    g()\n", "def f():\n    pass\n")
+    assert contains(ops.delete_statement, "def f():\n    g()\n    h()\n", "def f():\n    h()\n")
+
+
+def test_insert_control() -> None:
+    src = "def f(xs):\n    for x in xs:\n        found = x\n    return found\n"
+    found = results(ops.insert_control, src)
+    assert "def f(xs):\n    for x in xs:\n        found = x\n        break\n    return found\n" in found
+
+
+def test_insert_return_after_a_loop() -> None:
+    src = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n"
+    assert contains(ops.insert_return, src, src + "    return out\n")
+
+
+@pytest.mark.parametrize("operator", ops.OPERATORS, ids=lambda o: o.__name__)
+def test_every_operator_is_named_and_has_a_prior(operator: ops.Operator) -> None:
+    assert operator.__name__ in ops.DEFAULT_PRIORS
+
+
+def test_results_parse_on_a_realistic_module() -> None:
+    src = """
+    import math
+
+    def area(r, scale=1):
+        if r < 0 or scale <= 0:
+            raise ValueError(r)
+        total = 0
+        for i in range(len(xs) - 1):
+            total += xs[i] * 2
+        return math.pi * r ** 2 / scale
+    """
+    made = 0
+    for operator in ops.OPERATORS:
+        for after in results(operator, src):
+            made += 1
+            assert isinstance(after, str)
+    assert made > 60
+    assert sum(parses(a) for op in ops.OPERATORS for a in results(op, src)) > 50
+
+
+def test_replace_identifier_tries_look_alike_names_first() -> None:
+    src = "def d(x1, x2):\n    total = 0\n    dx = x1 - x2\n    dy = x2 - x1\n    return dx * dy\n"
+    off = Offsets(src)
+    node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (4, 16))
+    variants = list(ops.replace_identifier(node, off))
+    assert variants[0].summary == "dy -> dx" and variants[0].weight > variants[-1].weight
+
+
+def test_replace_identifier_prefers_a_name_of_the_same_role() -> None:
+    src = "def merge(a, b):\n    out = []\n    i = j = 0\n    out.extend(b[i:])\n"
+    off = Offsets(src)
+    node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (3, 17))
+    assert next(iter(ops.replace_identifier(node, off))).summary == "i -> j"

@@ -1,0 +1,83 @@
+"""Error-driven templates: the failure's exception picks the edit."""
+
+from __future__ import annotations
+
+from fixloop.core.model import Frame
+from fixloop.core.model import TestResult as Result
+from fixloop.core.patch import apply_edits
+from fixloop.repair.syntax import parses
+from fixloop.repair.templates import Site, expected_actual, template_fixes
+
+
+def fixes(source: str, line: int, exc_type: str, message: str, frames: tuple[Frame, ...] = ()) -> list[tuple[str, str]]:
+    result = Result("tests/test_m.py::test_x", "failed", exc_type=exc_type, message=message, frames=frames)
+    out = []
+    for fix in template_fixes([Site("m.py", line, result)], {"m.py": source}):
+        after = apply_edits(source, fix.edits)
+        assert parses(after), after
+        out.append((fix.operator, after))
+    return out
+
+
+def test_name_error_adds_a_stdlib_import_after_the_docstring() -> None:
+    src = '"""Doc."""\n\ndef f(x):\n    return math.floor(x)\n'
+    found = fixes(src, 4, "NameError", "name 'math' is not defined")
+    assert ("add_import", '"""Doc."""\nimport math\n\ndef f(x):\n    return math.floor(x)\n') in found
+
+
+def test_name_error_renames_to_the_closest_name_in_scope() -> None:
+    src = "def f(total):\n    return totl + 1\n"
+    assert ("rename_name", "def f(total):\n    return total + 1\n") in fixes(src, 2, "NameError", "name 'totl' is not defined")
+
+
+def test_attribute_error_uses_the_closest_attribute() -> None:
+    src = "class B:\n    def __init__(self):\n        self.items = {}\n\n    def has(self, k):\n        return k in self.itmes\n"
+    found = fixes(src, 6, "AttributeError", "'B' object has no attribute 'itmes'")
+    assert found and found[0][1].endswith("return k in self.items\n")
+
+
+def test_zero_division_guard() -> None:
+    src = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+    found = [a for op, a in fixes(src, 2, "ZeroDivisionError", "division by zero") if op == "zero_guard"]
+    assert "def mean(xs):\n    if not len(xs):\n        return 0.0\n    return sum(xs) / len(xs)\n" in found
+
+
+def test_index_and_none_guards() -> None:
+    src = "def first(xs):\n    return xs[0]\n"
+    assert ("index_guard", "def first(xs):\n    if not xs:\n        return None\n    return xs[0]\n") in \
+        fixes(src, 2, "IndexError", "list index out of range")
+    src = "def email(u):\n    return u['email']\n"
+    assert ("none_guard", "def email(u):\n    if u is None:\n        return None\n    return u['email']\n") in \
+        fixes(src, 2, "TypeError", "'NoneType' object is not subscriptable")
+
+
+def test_key_error_uses_get_with_a_default_in_scope() -> None:
+    src = "def setting(cfg, key, default=None):\n    return cfg[key]\n"
+    found = [a for op, a in fixes(src, 2, "KeyError", "'theme'")]
+    assert "def setting(cfg, key, default=None):\n    return cfg.get(key, default)\n" in found
+
+
+def test_recursion_error_inserts_a_base_case() -> None:
+    src = 'def digit_sum(n):\n    """Doc."""\n    return n % 10 + digit_sum(n // 10)\n'
+    frames = tuple(Frame("m.py", 3, "digit_sum") for _ in range(5))
+    found = [a for op, a in fixes(src, 3, "RecursionError", "maximum recursion depth exceeded", frames)]
+    assert 'def digit_sum(n):\n    """Doc."""\n    if n == 0:\n        return 0\n    return n % 10 + digit_sum(n // 10)\n' in found
+
+
+def test_assertion_values_steer_literal_changes() -> None:
+    assert expected_actual("assert 1800 == 5400\n +  where 1800 = f('1h')") == (1800, 5400)
+    assert expected_actual("assert f(x)") is None
+    src = "UNITS = {'h': 60}\n"
+    found = [a for op, a in fixes(src, 1, "AssertionError", "assert 60 == 3600")]
+    assert "UNITS = {'h': 3600}\n" in found
+
+
+def test_templates_ignore_unrelated_errors() -> None:
+    assert fixes("def f():\n    return 1\n", 2, "ValueError", "bad") == []
+
+
+def test_assertion_values_reach_module_constants_the_line_reads() -> None:
+    src = "UNITS = {'h': 60, 'm': 60}\nOTHER = 7\n\n\ndef seconds(n, unit):\n    return n * UNITS[unit]\n"
+    found = [a for op, a in fixes(src, 6, "AssertionError", "assert 60 == 3600")]
+    assert "UNITS = {'h': 3600, 'm': 60}\nOTHER = 7\n\n\ndef seconds(n, unit):\n    return n * UNITS[unit]\n" in found
+    assert not any("OTHER = 3547" in a for a in found)

@@ -1,0 +1,31 @@
+"""Code under test cannot carry tampering from one run into the next."""
+
+from __future__ import annotations
+
+from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.sandbox.plain import PlainSandbox
+from tests.conftest import PYTHON
+
+LIB = "def add(a, b):\n    return a - b\n"
+TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+TAMPER = (
+    "import pathlib\n"
+    "pathlib.Path('tests/test_lib.py').write_text('def test_add():\\n    pass\\n')\n"
+    "pathlib.Path('.fixloop_runtime/fixloop_report.py').write_text('raise SystemExit(0)\\n')\n"
+    "pathlib.Path('.fixloop_runtime/report-3.jsonl').write_text('{\"event\": \"result\", \"nodeid\": \"x\", \"outcome\": \"passed\"}\\n')\n"
+    "def add(a, b):\n    return a * b\n"
+)
+
+
+def test_a_tampering_candidate_does_not_change_the_next_run(make_project) -> None:
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
+    runner = PytestRunner(root, PlainSandbox(), Limits(), python=PYTHON)
+    try:
+        assert runner.run(None).failed  # run 1: the real failure
+        runner.run(Patch((FileChange("lib.py", LIB, TAMPER),)))  # run 2: rewrites tests, plugin, plants a report
+        after = runner.run(None)  # run 3: must see the original tests and the real plugin
+        assert [r.nodeid for r in after.failed] == ["tests/test_lib.py::test_add"]
+        assert (runner.root / "tests" / "test_lib.py").read_text() == TESTS
+    finally:
+        runner.close()
