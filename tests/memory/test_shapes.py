@@ -50,3 +50,12 @@ def test_transfer_refuses_an_unrelated_statement() -> None:
 def test_statements_lists_every_header_once() -> None:
     lines = [line for line, _ in statements(FIXED_BEFORE)]
     assert lines == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_comprehension_is_part_of_its_statement_and_replays() -> None:
+    before = 'def total(order):\n    return sum(line["price"] for line in order)\n'
+    (edit,) = changed_statements(before, before.replace('"price"', '"net"'))
+    target = 'def pay(staff):\n    paid = [p for p in staff if p["on"]]\n    return sum(who["price"] for who in paid)\n'
+    assert [line for line, _ in statements(target)] == [1, 2, 3]
+    assert statement_shape(target, 3) == "return sum ( ID [ STR ] for ID in ID )"
+    assert _replay(edit, target, 3) == '    return sum(who["net"] for who in paid)'

@@ -42,7 +42,9 @@ class MemoryReplayProposer:
                         continue
                     seen.add((suspect.path, suspect.line))
                     if suspect.path not in by_file:
-                        by_file[suspect.path] = dict(statements(ctx.sources[suspect.path]))
+                        by_file[suspect.path] = {}
+                        for line, tokens in statements(ctx.sources[suspect.path]):
+                            by_file[suspect.path].setdefault(line, tokens)  # the outermost statement
                     target = by_file[suspect.path].get(suspect.line)
                     if not target:
                         continue

@@ -19,7 +19,10 @@ from ..repair.syntax import Offsets, parse, walk
 # Clause children that are separate statements (or bodies), not part of a header's shape.
 _NOT_HEADER = frozenset({"block", "elif_clause", "else_clause", "except_clause", "finally_clause", "comment",
                          "except_group_clause", "case_clause"})
-_STATEMENT_SUFFIXES = ("_statement", "_clause", "_definition")
+_STATEMENT_SUFFIXES = ("_statement", "_definition")
+# Clauses that are statements of their own; `for_in_clause` and `if_clause` (comprehensions) are not.
+_STATEMENT_CLAUSES = frozenset({"elif_clause", "else_clause", "except_clause", "except_group_clause",
+                                "finally_clause", "case_clause"})
 _LITERALS = {"integer": "NUM", "float": "NUM", "string": "STR", "concatenated_string": "STR"}
 # Names whose identity is part of the shape: calling `len` is not calling `price`.
 KEEP_NAMES = frozenset({
@@ -46,7 +49,7 @@ class Token:
 
 
 def _is_statement(node: Node) -> bool:
-    return node.is_named and node.type.endswith(_STATEMENT_SUFFIXES)
+    return node.is_named and (node.type.endswith(_STATEMENT_SUFFIXES) or node.type in _STATEMENT_CLAUSES)
 
 
 def _leaves(node: Node, header_only: bool) -> Iterable[Node]:
