@@ -119,7 +119,7 @@ def main() -> None:
     print(f"wall seconds, second bug: {sum(r['empty'].seconds for r in results.values()):.1f} empty vs "
           f"{sum(r['memory'].seconds for r in results.values()):.1f} with memory")
     print(f"every second bug fixed in all three modes: {all_fixed}")
-    print("LLM calls ratio: not measured (offline run; the LLM proposer is not wired on this branch)")
+    print("LLM calls with and without memory: bench/memory_llm.py (scripted model)")
     if args.json:
         print(json.dumps({c: {k: dataclasses.asdict(v) for k, v in r.items()} for c, r in results.items()}))
 
