@@ -67,6 +67,9 @@ class DiagnosticsSettings:
     safety: bool = True
     memory: bool = True
     max_file_bytes: int = 1_000_000
+    debounce_ms: int = 0  # wait this long after the last change; edits during a check fold into the next one
+    incremental: bool = True  # reuse the previous syntax tree when a document changes
+    bandit_on_save: bool = True
 
 
 @dataclass(frozen=True)
@@ -171,14 +174,37 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return base, [f"{path}: cannot read [tool.fixloop] ({e}); using defaults"]
     table = data.get("tool", {}).get("fixloop", {})
-    llm = table.get("llm") if isinstance(table, dict) else None
-    if isinstance(llm, dict) and ("api_key" in llm or "api-key" in llm):
-        # A key in a file that is committed leaks; only the environment or the editor may supply it.
-        table = {**table, "llm": {k: v for k, v in llm.items() if k not in ("api_key", "api-key")}}
-        settings, problems = load(table, base, "[tool.fixloop] ")
-        return settings, ["[tool.fixloop] llm.api_key: ignored; keep keys out of the repository "
-                          f"(set {settings.llm.api_key_env} instead)", *problems]
-    return load(table, base, "[tool.fixloop] ")
+    if not isinstance(table, dict):
+        return load(table, base, "[tool.fixloop] ")
+    table, refused = _without_untrusted(table)
+    settings, problems = load(table, base, "[tool.fixloop] ")
+    return settings, [f"[tool.fixloop] {r}" for r in refused] + problems
+
+
+# A repository is untrusted: its pyproject.toml may not pick where the key goes, which variable holds
+# it, or switch the sandbox off. Only the user's own settings (editor, CLI, environment) may.
+_UNTRUSTED = {
+    ("llm", "api_key"): "ignored; keep keys out of the repository (use the environment or the editor)",
+    ("llm", "api_key_env"): "ignored from a project file; set it in the editor or keep the default",
+    ("llm", "base_url"): "ignored from a project file (it decides where your API key is sent); "
+                         "set it in the editor settings instead",
+}
+
+
+def _without_untrusted(table: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    refused: list[str] = []
+    out = dict(table)
+    for (section, key), why in _UNTRUSTED.items():
+        sub = out.get(section)
+        if isinstance(sub, dict) and any(k.replace("-", "_") == key for k in sub):
+            out[section] = {k: v for k, v in sub.items() if k.replace("-", "_") != key}
+            refused.append(f"{section}.{key}: {why}")
+    sandbox = out.get("sandbox")
+    if isinstance(sandbox, dict) and sandbox.get("backend") == "none":
+        out["sandbox"] = {k: v for k, v in sandbox.items() if k != "backend"}
+        refused.append('sandbox.backend = "none": ignored from a project file; only you can switch the '
+                       "sandbox off (--sandbox none, or the editor setting)")
+    return out, refused
 
 
 def load(data: Mapping[str, Any], base: Settings = Settings(), prefix: str = "") -> tuple[Settings, list[str]]:

@@ -96,11 +96,11 @@ class RunLog:
         summary = summary_of(outcome, self.dir)
         try:
             tmp = self.dir / "summary.json.tmp"
-            tmp.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+            tmp.write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8", errors="surrogateescape")
             os.replace(tmp, self.dir / "summary.json")
             if outcome.patch:
-                (self.dir / "fix.diff").write_text(summary["diff"], encoding="utf-8")
-        except OSError:
+                (self.dir / "fix.diff").write_bytes(summary["diff"].encode("utf-8", "surrogateescape"))
+        except (OSError, ValueError):
             pass
         self._events.close()
         return summary

@@ -6,11 +6,13 @@ import dataclasses
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
 
 from .config import Settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
+from .core.ports import Proposer
 from .runlog import RunLog, new_run_id
 from .sandbox.api import SandboxUnavailable
 from .wiring import make_ports, make_runner, make_task
@@ -19,8 +21,9 @@ from .workspace_io import ApplyResult, apply_patch
 
 class FixSession:
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
-                 overlays: Mapping[str, str] | None = None) -> None:
+                 overlays: Mapping[str, str] | None = None, first_proposers: Sequence[Proposer] = ()) -> None:
         self.workspace = workspace
+        self.first_proposers = tuple(first_proposers)  # tried before the configured ones (scripted fakes)
         self.settings = settings
         self.task = make_task(workspace, settings, scope, overlays)
         self.run_id = new_run_id()
@@ -55,6 +58,8 @@ class FixSession:
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
             ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
+            if self.first_proposers:
+                ports = replace(ports, proposers=[*self.first_proposers, *ports.proposers])
             if self._cancel.is_set():
                 outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
             else:

@@ -21,8 +21,8 @@ class ApplyResult:
         return not self.conflicts
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, keep the mode, rename over: never half-written."""
+def _temp_copy(path: Path, data: bytes) -> str:
+    """Write `data` to a synced temp file beside `path`, with its mode; the caller renames it over."""
     st = os.stat(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fixloop-tmp", dir=path.parent)
     try:
@@ -31,21 +31,30 @@ def atomic_write(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, st.st_mode & 0o7777)
-        os.replace(tmp, path)
+        return tmp
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _discard(tmp)
         raise
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Temp file in the same directory, fsync, keep the mode, rename over: never half-written."""
+    os.replace(_temp_copy(path, data), path)
 
 
 def apply_patch(workspace: Path, patch: Patch, originals: dict[str, bytes], encodings: dict[str, str]) -> ApplyResult:
     """Write every changed file, but only if each is still byte-identical to `originals`.
-    Nothing is written when any file conflicts."""
+    All or nothing: every temp file is written first; a failed rename puts the earlier files back."""
     conflicts: list[str] = []
     real_root = workspace.resolve()
-    targets: list[tuple[Path, bytes]] = []
+    targets: list[tuple[Path, bytes, bytes]] = []
     for change in patch.changes:
         path = workspace / change.path
         resolved = path.resolve()
@@ -60,9 +69,31 @@ def apply_patch(workspace: Path, patch: Patch, originals: dict[str, bytes], enco
         if change.path not in originals or current != originals[change.path]:
             conflicts.append(f"{change.path}: changed since the run started")
             continue
-        targets.append((path, encode_source(change.after, encodings.get(change.path, "utf-8"))))
+        try:
+            data = encode_source(change.after, encodings.get(change.path, "utf-8"))
+        except UnicodeEncodeError as e:
+            conflicts.append(f"{change.path}: the fix cannot be written in {encodings.get(change.path)} ({e.reason})")
+            continue
+        targets.append((path, data, current))
     if conflicts:
         return ApplyResult((), tuple(conflicts))
-    for path, data in targets:
-        atomic_write(path, data)
+    temps: list[str] = []
+    try:
+        for path, data, _ in targets:
+            temps.append(_temp_copy(path, data))
+    except OSError as e:
+        for tmp in temps:
+            _discard(tmp)
+        return ApplyResult((), (f"nothing was written: {e.strerror or e} ({getattr(e, 'filename', '')})",))
+    done: list[tuple[Path, bytes]] = []
+    for (path, _, current), tmp in zip(targets, temps):
+        try:
+            os.replace(tmp, path)
+            done.append((path, current))
+        except OSError as e:
+            for tmp_left in temps[len(done):]:
+                _discard(tmp_left)
+            for written, old in reversed(done):
+                atomic_write(written, old)
+            return ApplyResult((), (f"nothing was written: {path.name}: {e.strerror or e}",))
     return ApplyResult(tuple(c.path for c in patch.changes), ())

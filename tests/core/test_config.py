@@ -27,3 +27,16 @@ def test_pyproject_table_and_broken_toml(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fixloop\n")
     settings, problems = from_pyproject(tmp_path)
     assert settings == Settings() and "cannot read" in problems[0]
+
+
+def test_a_project_file_cannot_redirect_the_key_or_switch_the_sandbox_off(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.fixloop]\nmax_candidates = 9\n"
+        "[tool.fixloop.llm]\nbase_url = 'http://127.0.0.1:9'\napi_key_env = 'MY_CLOUD_SECRET'\napi_key = 'sk-x'\n"
+        "[tool.fixloop.sandbox]\nbackend = 'none'\n"
+    )
+    settings, problems = from_pyproject(tmp_path)
+    assert settings.max_candidates == 9
+    assert settings.llm.base_url == "" and settings.llm.api_key_env == "ANTHROPIC_API_KEY"
+    assert settings.llm.api_key == "" and settings.sandbox.backend == "auto"
+    assert len(problems) == 4 and all("ignored" in p for p in problems)

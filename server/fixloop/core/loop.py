@@ -28,6 +28,12 @@ from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
 
+# A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
+HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed",
+                 "atexit", "os._exit", "sys.settrace")
+HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
+                           "usercustomize.py"})
+
 
 class _State:
     def __init__(self, run_id: str, started: float) -> None:
@@ -62,6 +68,11 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             ports.memory.record_outcome(outcome, ctx)
         return outcome
 
+    def _cancelled() -> Run:
+        outcome = finish(Status.CANCELLED, "cancelled", None, None)
+        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
+        return outcome
+
     yield event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
 
     # 1. Baseline: which tests fail now, and do they fail reliably?
@@ -83,17 +94,23 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         outcome = finish(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass", None, baseline)
         yield event("finished", "done", status=outcome.status.value, message=outcome.message)
         return outcome
+    if ports.cancelled():
+        return (yield from _cancelled())
     if targets and not baseline.collection_errors:
-        rerun = ports.runner.run(None, targets, fail_fast=False)
+        # The same selection as the baseline: a failure that depends on test order is not flakiness.
+        rerun = ports.runner.run(None, task.scope.selection(), fail_fast=False)
         s.test_runs += 1
-        flaky = tuple(r.nodeid for r in rerun.results if not r.failed and r.nodeid in targets)
+        flaky = tuple(r.nodeid for r in rerun.results if r.outcome == "passed" and r.nodeid in targets)
         if flaky and len(flaky) == len(targets):
             outcome = finish(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
                              None, baseline, flaky=flaky)
             yield event("finished", "done", status=outcome.status.value, message=outcome.message, flaky=list(flaky))
             return outcome
         targets = tuple(t for t in targets if t not in flaky)
-    must_keep_passing = frozenset(r.nodeid for r in baseline.passed)
+    must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
+    failing_before = frozenset(r.nodeid for r in baseline.failed)
+    if ports.cancelled():
+        return (yield from _cancelled())
 
     sources = ports.runner.sources()
     ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
@@ -113,6 +130,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     s.durations["localize"] = ports.now() - t0
     note = str(getattr(ports.localizer, "note", ""))
     yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]], note=note)
+    if ports.cancelled():
+        return (yield from _cancelled())
 
     # 4-7. Propose, check, run, reflect, learn; cheapest proposer first.
     t_candidates = ports.now()
@@ -141,7 +160,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
             index = s.candidates
             diff = unified_diff(patch)
             yield event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
-                        summary=patch.summary, diff=diff)
+                        summary=patch.summary, diff=diff, iteration=s.iterations, tokens=_usage(ports).tokens)
 
             attempt, bad = _guard(patch, index, ports)
             if bad:
@@ -157,19 +176,23 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
                     continue
 
             t0 = ports.now()
-            report = ports.runner.run(patch, targets, fail_fast=True)
+            report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
             s.test_runs += 1
             status = "failed"
             if _targets_pass(report, targets):
-                full = ports.runner.run(patch, task.scope.selection() if task.scope.kind != "all" else (), fail_fast=False)
+                full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
                 s.test_runs += 1
-                passing_now = {r.nodeid for r in full.passed}
-                broken = sorted((must_keep_passing | set(targets)) - passing_now)  # missing counts as broken
+                # Targets must really pass (not xfail), passing tests keep passing (missing counts as
+                # broken), and no test fails that did not fail before (a cut-short baseline hides some).
+                passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
+                broken = sorted((must_keep_passing | set(targets)) - passing_now)
+                broken += sorted({r.nodeid for r in full.failed} - failing_before)
                 if not full.problem and not full.timed_out and not full.collection_errors and not broken:
                     status = "plausible"
                 report = full
             attempt = Attempt(index, patch, status, report=report, duration=ports.now() - t0)
-            yield event("tested", "run", index, status=status, **_counts(report))
+            yield event("tested", "run", index, status=status, iteration=s.iterations, tokens=_usage(ports).tokens,
+                        **_counts(report))
 
             if status == "plausible":
                 s.plausible.append(patch)
@@ -263,10 +286,16 @@ def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | 
 
 
 def _guard(patch: Patch, index: int, ports: Ports) -> tuple[Attempt, bool]:
-    """The test-integrity guard: candidates may not edit tests or skip them."""
+    """The test-integrity guard: candidates may not edit tests, skip them, or reach for the test harness."""
     for change in patch.changes:
         if ports.is_test_file(change.path):
             return Attempt(index, patch, "rejected", note=f"edits a test file ({change.path})"), True
+        if change.path.startswith(".fixloop") or change.path.rsplit("/", 1)[-1] in HARNESS_FILES:
+            return Attempt(index, patch, "rejected", note=f"edits the test harness ({change.path})"), True
+        reaching = [w for w in HARNESS_WORDS if change.after.count(w) > change.before.count(w)]
+        if reaching:
+            return Attempt(index, patch, "rejected",
+                           note=f"reaches into the test harness ({', '.join(reaching)} in {change.path})"), True
         added = change.after.count("pytest.mark.skip") + change.after.count("pytest.mark.xfail") + \
             change.after.count("pytest.skip(") + change.after.count("pytest.xfail(")
         removed = change.before.count("pytest.mark.skip") + change.before.count("pytest.mark.xfail") + \
@@ -282,7 +311,7 @@ def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
     if report.problem or report.timed_out or report.collection_errors:
         return False
     seen = {r.nodeid: r for r in report.results}
-    return all(t in seen and not seen[t].failed for t in targets) if targets else not report.failed
+    return all(t in seen and seen[t].outcome == "passed" for t in targets) if targets else not report.failed
 
 
 def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:

@@ -133,8 +133,8 @@ def rebase_hunks(current: str, chosen: Sequence[Hunk]) -> tuple[str, tuple[Hunk,
 
 
 def _anchor_for_insertion(h: Hunk, lines: list[str]) -> int | None:
-    # A pure insertion keeps its place only when the original position is still unambiguous.
-    return h.start if h.start <= len(lines) else None
+    # A pure insertion carries no text to find again in an edited file: refuse rather than guess.
+    return None
 
 
 def changed_files(patch: Patch) -> Mapping[str, str]:

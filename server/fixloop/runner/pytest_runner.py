@@ -13,14 +13,17 @@ from typing import Mapping, Sequence
 
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
-from ..sandbox.hostio import unlink_beneath
-from .report import parse_coverage, parse_report, read_beneath
+from ..sandbox.hostio import read_beneath, unlink_beneath
+from .report import parse_coverage, parse_report
 from .scratch import Scratch
 from .warm import WarmPool, WarmWorker
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
 WARM = Path(__file__).with_name("warm_worker.py")
 RUNTIME_DIR = ".fixloop_runtime"
+# Interpreter probes run before the sandbox exists: give them nothing worth stealing.
+PROBE_ENV = {"LANG": "C.UTF-8", **{k: v for k, v in os.environ.items()
+                                  if k in ("PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV")}}
 MAX_REPORT_BYTES = 20_000_000
 
 
@@ -44,7 +47,7 @@ def find_python(workspace: Path, configured: str = "") -> str:
 
 def _has_pytest(python: str) -> bool:
     try:
-        return subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=20).returncode == 0
+        return subprocess.run([python, "-c", "import pytest"], capture_output=True, env=PROBE_ENV, cwd="/", timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -52,7 +55,7 @@ def _has_pytest(python: str) -> bool:
 def real_executable(python: str) -> str:
     """The interpreter behind a launcher shim (pyenv, asdf): shims need their manager, which no sandbox shows."""
     try:
-        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, env=PROBE_ENV, cwd="/", text=True,
                              timeout=20, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return python
@@ -64,7 +67,7 @@ def interpreter_paths(python: str) -> tuple[Path, ...]:
     try:
         out = subprocess.run(
             [python, "-c", "import sys; print(sys.prefix); print(sys.base_prefix); print(sys.executable)"],
-            capture_output=True, text=True, timeout=20, check=True,
+            capture_output=True, env=PROBE_ENV, cwd="/", text=True, timeout=20, check=True,
         ).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return ()
@@ -249,10 +252,13 @@ class PytestRunner:
         written: list[str] = []
         try:
             # Warm screening children share the copy's parent: start every ordinary run from the pristine tree.
-            self.scratch.reset()
+            self.scratch.reset(self._fixloop_made)
             unlink_beneath(self.scratch.root, report_name)  # a report planted by an earlier run is never read
             for change in patch.changes if patch else ():
-                self.scratch.write(change.path, change.after)
+                try:
+                    self.scratch.write(change.path, change.after)
+                except UnicodeEncodeError as e:
+                    return TestReport(problem=f"the candidate cannot be written in the encoding of {change.path} ({e.reason})")
                 written.append(change.path)
             argv = [self.python, "-m", "pytest", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
                     "--color=no", "--no-header", "-rN", *self.pytest_args]
@@ -289,7 +295,15 @@ class PytestRunner:
                 unlink_beneath(self.scratch.root, report_name)
             except OSError:
                 pass
-            self.scratch.reset()
+            self.scratch.reset(self._fixloop_made)
+
+    @staticmethod
+    def _fixloop_made(rel: str) -> bool:
+        """Entries of the runtime folder fixloop creates itself (the rest of it is swept like the project)."""
+        parts = rel.split("/")
+        return parts[0] == RUNTIME_DIR and (
+            len(parts) == 1 or parts[1] in ("template", "cov") or parts[1].startswith(("warm-", "report-"))
+        )
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

@@ -11,6 +11,7 @@ import tokenize
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import Callable
 
 from ..sandbox.hostio import read_beneath, unlink_beneath, write_beneath
 
@@ -18,6 +19,7 @@ SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache", ".mypy_cache",
     ".ruff_cache", ".tox", ".nox", "node_modules", ".fixloop", ".eggs", "build", "dist", ".idea", ".vscode",
 })
+SECRET_FILES = frozenset({".netrc", ".pypirc", ".npmrc", "credentials.json", ".git-credentials"})
 MAX_SOURCE_BYTES = 1_000_000  # generated or huge files are not sources we edit
 
 
@@ -33,9 +35,12 @@ def list_files(root: Path) -> list[str]:
     names: list[str] | None = None
     if (root / ".git").exists() and shutil.which("git"):
         try:
+            # The repository is untrusted: no fsmonitor or hook command from its config, no secrets in env.
             out = subprocess.run(
-                ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", str(root),
+                 "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                 capture_output=True, timeout=30, check=True,
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"},
             ).stdout
             names = [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
         except (subprocess.SubprocessError, OSError):
@@ -47,7 +52,14 @@ def list_files(root: Path) -> list[str]:
             rel = os.path.relpath(dirpath, root)
             for f in filenames:
                 names.append(f if rel == "." else os.path.join(rel, f).replace(os.sep, "/"))
-    return sorted(n for n in names if not (set(n.split("/")[:-1]) & SKIP_DIRS))
+    return sorted(n for n in names if not (set(n.split("/")[:-1]) & SKIP_DIRS) and not _is_secret(n))
+
+
+def _is_secret(name: str) -> bool:
+    """Credential files stay out of the copy: code under test has no business reading them."""
+    base = name.rsplit("/", 1)[-1]
+    return (base == ".env" or base.startswith(".env.") or base in SECRET_FILES
+            or base.endswith((".pem", ".key", ".p12")) or base.startswith("id_rsa") or base.startswith("id_ed25519"))
 
 
 def copy_tree(root: Path, dest: Path, names: list[str]) -> None:
@@ -113,7 +125,7 @@ class Scratch:
         # so one candidate's run can never tamper with the tests or the report plugin of the next.
         self.pristine = self.base / "pristine"
         shutil.copytree(self.root, self.pristine, symlinks=True)
-        self.stamps: dict[str, tuple[int, int]] = {}
+        self.stamps: dict[str, tuple[int, int, int, int]] = {}
         for name in list(self.names) + list(overlays or {}):
             self._stamp(name)
         os.chmod(self.base, 0o755)
@@ -124,7 +136,8 @@ class Scratch:
         except OSError:
             return
         if stat.S_ISREG(st.st_mode):
-            self.stamps[name] = (st.st_size, st.st_mtime_ns)
+            # ctime and inode cannot be set back by code under test (mtime can, with os.utime).
+            self.stamps[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
     def add_file(self, name: str, data: bytes) -> None:
         """A file fixloop itself puts into the copy (the report plugin), protected like the project's."""
@@ -132,18 +145,20 @@ class Scratch:
         write_beneath(self.pristine, name, data)
         self._stamp(name)
 
-    def reset(self) -> list[str]:
-        """Restore every protected file that a run changed, moved or replaced; returns their names."""
-        restored: list[str] = []
+    def reset(self, keep: Callable[[str], bool] = lambda rel: False) -> list[str]:
+        """Bring the copy back to its pristine state: restore every changed, moved or replaced file and
+        remove everything a run added (except what `keep` accepts). Returns what it touched."""
+        touched: list[str] = []
         try:
-            for name, stamp in self.stamps.items():
+            touched += self._sweep(keep)
+            for name in list(self.stamps):
                 try:
                     st = os.lstat(self.root / name)
-                    same = stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == stamp
+                    now = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                    if stat.S_ISREG(st.st_mode) and now == self.stamps[name]:
+                        continue
                 except OSError:
-                    same = False
-                if same:
-                    continue
+                    pass
                 original = (self.pristine / name).read_bytes()
                 try:
                     if read_beneath(self.root, name, len(original) + 1) == original:
@@ -154,16 +169,37 @@ class Scratch:
                 unlink_beneath(self.root, name)
                 write_beneath(self.root, name, original)
                 self._stamp(name)
-                restored.append(name)
+                touched.append(name)
         except (OSError, ValueError):
             # A directory was swapped for a symlink or similar: rebuild the whole copy.
+            names = list(self.stamps)
             shutil.rmtree(self.root, ignore_errors=True)
             shutil.copytree(self.pristine, self.root, symlinks=True)
             self.stamps.clear()
-            for name in list(self.names):
+            for name in names:
                 self._stamp(name)
-            restored.append("*")
-        return restored
+            touched.append("*")
+        return touched
+
+    def _sweep(self, keep: Callable[[str], bool]) -> list[str]:
+        """Remove entries that are not in the pristine copy (a planted conftest.py, sitecustomize, ...)."""
+        removed: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):  # never follows symlinks
+            rel_dir = os.path.relpath(dirpath, self.root)
+            for name in list(dirnames) + filenames:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                if keep(rel) or os.path.lexists(self.pristine / rel):
+                    continue
+                path = Path(dirpath) / name
+                if name in dirnames and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                    dirnames.remove(name)
+                else:
+                    os.unlink(path)
+                    if name in dirnames:
+                        dirnames.remove(name)
+                removed.append(rel)
+        return removed
 
     def _overlay(self, name: str, text: str) -> None:
         if name not in self.files and not (self.root / name).parent.resolve().is_relative_to(self.root.resolve()):

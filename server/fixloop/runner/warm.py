@@ -20,7 +20,8 @@ from typing import Mapping, Sequence
 
 from ..core.model import TestReport
 from ..sandbox.api import Policy, RunResult, Sandbox, SandboxLimits
-from .report import parse_report, read_beneath
+from ..sandbox.hostio import read_beneath
+from .report import parse_report
 
 WORKER = Path(__file__).with_name("warm_worker.py")
 MAX_ANSWER_BYTES = 100_000

@@ -1,0 +1,131 @@
+"""`workspace/executeCommand`: each command takes one JSON object; anything else is a clear error."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..core.integrity import is_test_file
+from ..core.model import Scope
+from .code_actions import test_at
+from .paths import BadInput, is_python, open_document, read_disk_text, relative_path
+
+if TYPE_CHECKING:
+    from .server import FixloopServer
+
+FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET = (
+    "fixloop.fix", "fixloop.cancel", "fixloop.showRun", "fixloop.accept", "fixloop.reject", "fixloop.forget")
+SCOPES = ("workspace", "file", "test", "position")
+
+
+def argument(command: str, args: tuple[Any, ...]) -> Mapping[str, Any]:
+    if not args or args == (None,):
+        return {}
+    if len(args) != 1 or not isinstance(args[0], Mapping):
+        raise BadInput(f"{command} takes one JSON object argument (see docs/protocol.md), got {list(args)!r:.200}")
+    return args[0]
+
+
+def text_field(arg: Mapping[str, Any], name: str, command: str, required: bool = False) -> str | None:
+    value = arg.get(name)
+    if value is None:
+        if required:
+            raise BadInput(f"{command}: '{name}' is required")
+        return None
+    if not isinstance(value, str) or not value:
+        raise BadInput(f"{command}: '{name}' must be a non-empty string, got {value!r:.100}")
+    return value
+
+
+def hunk_ids(arg: Mapping[str, Any], command: str) -> list[str] | None:
+    value = arg.get("hunks")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadInput(f"{command}: 'hunks' must be a list of hunk ids such as \"pkg/mod.py#0\"")
+    return value
+
+
+def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
+    """The contract's scopes -> the loop's: workspace, the tests of a file, one node id, the test at a position."""
+    root = server.root
+    if root is None:
+        raise BadInput("no workspace folder is open: open the project's folder to fix it")
+    scope = text_field(arg, "scope", FIX) or ("file" if arg.get("uri") else "workspace")
+    if scope not in SCOPES:
+        raise BadInput(f"{FIX}: 'scope' must be one of {', '.join(SCOPES)}, got {scope!r:.60}")
+    uri = text_field(arg, "uri", FIX, required=scope in ("file", "position"))
+    if scope == "workspace":  # the document the user was in does not matter then
+        return Scope()
+    rel = relative_path(root, uri) if uri else None
+    if rel is not None:
+        doc = open_document(server.workspace, uri)
+        if not is_python(rel, doc.language_id if doc else None):
+            raise BadInput(f"{rel} is not a Python file; fixloop fixes Python projects")
+    if scope == "test":
+        node = text_field(arg, "test", FIX, required=True)
+        assert node is not None
+        file_part = node.split("::", 1)[0]
+        if file_part.startswith(("/", "\\")) or ".." in file_part.replace("\\", "/").split("/"):
+            raise BadInput(f"{FIX}: 'test' must be a pytest node id relative to the workspace, got {node!r:.100}")
+        return Scope("node", node)
+    assert rel is not None
+    if scope == "file":
+        return Scope("file", rel) if is_test_file(rel) else Scope()
+    position = arg.get("position")
+    if not isinstance(position, Mapping) or not isinstance(position.get("line"), int) or position["line"] < 0:
+        raise BadInput(f"{FIX}: scope 'position' needs \"position\": {{\"line\": n, \"character\": n}}")
+    doc = open_document(server.workspace, uri)
+    limit = server.config.settings.diagnostics.max_file_bytes
+    text = doc.source if doc is not None else read_disk_text(root, rel, limit)
+    if len(text) > limit:
+        raise BadInput(f"{rel} is over the {limit}-character limit; skipped")
+    if is_test_file(rel):
+        name = test_at(text, position["line"])
+        if name:
+            return Scope("node", f"{rel}::{name}")
+        return Scope("file", rel)
+    return Scope()
+
+
+def register(server: "FixloopServer") -> None:
+    def guarded(command: str, handler: Any) -> Any:
+        async def run(ls: Any, *args: Any) -> Any:  # plain annotations: pygls resolves them
+            try:
+                result = handler(ls, argument(command, args))
+                if hasattr(result, "__await__"):
+                    result = await result
+                return result
+            except BadInput as e:
+                raise JsonRpcInvalidParams(message=str(e)) from None
+
+        run.__name__ = command.replace(".", "_")
+        return run
+
+    def fix(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+        return ls.runs.submit(fix_scope(ls, arg))
+
+    def cancel(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+        return {"cancelled": ls.runs.cancel(text_field(arg, "run_id", CANCEL))}
+
+    def show_run(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any] | None:
+        return ls.review.show(text_field(arg, "run_id", SHOW_RUN))
+
+    async def accept(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+        return await ls.review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT))
+
+    def reject(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+        return ls.review.reject(text_field(arg, "run_id", REJECT), hunk_ids(arg, REJECT))
+
+    def forget(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+        memory_id = text_field(arg, "id", FORGET, required=True)
+        assert memory_id is not None
+        forgotten = ls.diagnostics.provider.forget(memory_id)
+        if forgotten:
+            ls.diagnostics.refresh_all()
+        return {"forgotten": forgotten}
+
+    for name, handler in ((FIX, fix), (CANCEL, cancel), (SHOW_RUN, show_run), (ACCEPT, accept),
+                          (REJECT, reject), (FORGET, forget)):
+        server.command(name)(guarded(name, handler))

@@ -1,0 +1,246 @@
+"""`fixloop-safety` and `fixloop-memory` diagnostics: debounced, computed off the event loop on an
+incrementally parsed tree, published as one list per document; bandit runs on save."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from lsprotocol import types as t
+
+from ..core.model import Finding
+from .paths import BadInput, is_python, open_document, relative_path
+from .providers import DiagnosticsProvider, MemoryPattern
+
+if TYPE_CHECKING:
+    from .server import FixloopServer
+
+log = logging.getLogger(__name__)
+SAFETY, MEMORY = "fixloop-safety", "fixloop-memory"
+SEVERITY = {"error": 1, "warning": 2, "info": 3, "hint": 4}  # LSP DiagnosticSeverity
+Parts = dict[str, list[dict[str, Any]]]  # "safety" | "bandit" | "memory" -> diagnostics as JSON
+
+
+class DiagnosticsEngine:
+    def __init__(self, server: "FixloopServer", provider: DiagnosticsProvider) -> None:
+        self.server = server
+        self.provider = provider
+        self._rules = ThreadPoolExecutor(1, thread_name_prefix="fixloop-diagnostics")
+        self._memory = ThreadPoolExecutor(1, thread_name_prefix="fixloop-memory")
+        self._bandit = ThreadPoolExecutor(1, thread_name_prefix="fixloop-bandit")
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._parts: dict[str, Parts] = {}
+        self.patterns: dict[str, list[MemoryPattern]] = {}
+        self._skipped: set[str] = set()
+        self._paths: dict[str, str] = {}
+        self._sent: set[str] = set()
+        self._converted: dict[str, dict[tuple[Any, str, str], dict[str, Any]]] = {}
+        self._checks: dict[str, int] = {}  # per document, the number of the latest check
+
+    # ---- document events ---------------------------------------------------------------------
+    def changed(self, uri: str) -> None:
+        settings = self.server.config.settings.diagnostics
+        loop = asyncio.get_running_loop()
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self._timers[uri] = loop.call_later(settings.debounce_ms / 1000, self._check, uri)
+
+    def saved(self, uri: str) -> None:
+        target = self._target(uri)
+        if target is None or not self.server.config.settings.diagnostics.safety:
+            return
+        if not self.server.config.settings.diagnostics.bandit_on_save:
+            return
+        path, text, version = target
+        self._submit(self._bandit, uri, version, lambda: {"bandit": self._bandit_part(path, text)})
+
+    def closed(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self._parts.pop(uri, None)
+        self._sent.discard(uri)
+        self._converted.pop(uri, None)
+        self._checks.pop(uri, None)
+        self.patterns.pop(uri, None)
+        self._skipped.discard(uri)
+        path = self._paths.pop(uri, None)
+        if path is not None:
+            self._rules.submit(self.provider.closed, path)
+        self._send(uri, [], None)
+
+    def refresh_all(self) -> None:
+        for uri in [doc.uri for doc in list(self.server.workspace.text_documents.values())]:
+            self.changed(uri)
+
+    def close(self) -> None:
+        self._rules.shutdown(wait=False, cancel_futures=True)
+        self._memory.shutdown(wait=False, cancel_futures=True)
+        self._bandit.shutdown(wait=False, cancel_futures=True)
+
+    # ---- checking ----------------------------------------------------------------------------
+    def _check(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        target = self._target(uri)
+        if target is None:
+            if self._parts.pop(uri, None):
+                self._send(uri, [], None)
+            return
+        path, text, version = target
+        settings = self.server.config.settings.diagnostics
+        inside = self.server.root is not None and not Path(path).is_absolute()
+
+        self._paths[uri] = path
+        check = self._checks[uri] = self._checks.get(uri, 0) + 1
+
+        def stale() -> bool:  # a newer check of this document is queued: skip, it will publish
+            return self._checks.get(uri) != check
+
+        def safety() -> Parts | None:
+            if stale():
+                return None
+            found = self.provider.safety(path, text) if settings.safety else []
+            lines = text.splitlines()
+            # Most findings survive an edit unchanged: reuse their converted form (keyed by the
+            # finding and the text of its line); the cache holds only this check's findings.
+            old = self._converted.get(uri, {})
+            units = self._units
+            new: dict[tuple[Any, str, str], dict[str, Any]] = {}
+            out = []
+            for f in found:
+                key = (f, _line(lines, f.line), _line(lines, f.end_line or f.line))
+                d = old.get(key) or to_diagnostic(f, lines, SAFETY, units)
+                new[key] = d
+                out.append(d)
+            self._converted[uri] = new
+            return {"safety": out}
+
+        def memory() -> Parts | None:
+            if stale():
+                return None
+            patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
+            self.patterns[uri] = patterns
+            lines = text.splitlines()
+            return {"memory": [memory_diagnostic(p, lines, self._units) for p in patterns]}
+
+        self._submit(self._rules, uri, version, safety)
+        self._submit(self._memory, uri, version, memory)
+
+    def _submit(self, pool: ThreadPoolExecutor, uri: str, version: int | None,
+                work: Callable[[], Parts | None]) -> None:
+        loop = asyncio.get_running_loop()
+
+        def done(f: Future[Parts | None]) -> None:
+            if f.cancelled() or (f.exception() is None and f.result() is None):
+                return
+            if f.exception() is not None:
+                log.error("diagnostics failed for %s: %s", uri, f.exception())
+                return
+            try:
+                loop.call_soon_threadsafe(self._publish, uri, version, f.result())
+            except RuntimeError:  # the loop has closed: the server is exiting
+                pass
+
+        try:
+            pool.submit(work).add_done_callback(done)
+        except RuntimeError:  # the pool is shut down
+            pass
+
+    def _publish(self, uri: str, version: int | None, parts: Parts) -> None:
+        """Publish the union of the parts, when a part changed. Diagnostics are plain JSON-ready
+        dicts: a 2,000-line file has hundreds, and converting lsprotocol objects costs more than finding them."""
+        doc = open_document(self.server.workspace, uri)
+        if doc is None:
+            return
+        if version is not None and doc.version is not None and version < doc.version and uri in self._timers:
+            return  # a newer check is on its way
+        current = self._parts.setdefault(uri, {})
+        if all(current.get(k) == v for k, v in parts.items()) and uri in self._sent:
+            return
+        current.update(parts)
+        if not self.server.config.settings.diagnostics.safety:
+            current.pop("bandit", None)
+        items = [d for key in ("safety", "bandit", "memory") for d in current.get(key, [])]
+        self._sent.add(uri)
+        self._send(uri, items, version)
+
+    def _send(self, uri: str, items: list[dict[str, Any]], version: int | None) -> None:
+        params: dict[str, Any] = {"uri": uri, "diagnostics": items}
+        if version is not None:
+            params["version"] = version
+        send = getattr(self.server.protocol, "_send_data", None)
+        if send is None:  # pygls changed: fall back to typed objects
+            self.server.text_document_publish_diagnostics(
+                self.server.protocol._converter.structure(params, t.PublishDiagnosticsParams))
+            return
+        send({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
+
+    def _target(self, uri: str) -> tuple[str, str, int | None] | None:
+        """(path, text, version) of a document we check, or None (not a Python file on disk, too big)."""
+        doc = open_document(self.server.workspace, uri)
+        if doc is None or not uri.startswith("file:"):
+            return None
+        root = self.server.root
+        try:
+            path = relative_path(root, uri) if root is not None else Path(doc.path).as_posix()
+        except BadInput:
+            path = Path(doc.path).as_posix()
+        if not is_python(path, doc.language_id):
+            return None
+        text = doc.source
+        limit = self.server.config.settings.diagnostics.max_file_bytes
+        if len(text) > limit:
+            if uri not in self._skipped:
+                self._skipped.add(uri)
+                self.server.log(f"{path}: {len(text)} characters, over the {limit} limit; not checked")
+            return None
+        self._skipped.discard(uri)
+        return path, text, doc.version
+
+    def _bandit_part(self, path: str, text: str) -> list[dict[str, Any]]:
+        lines = text.splitlines()
+        return [to_diagnostic(f, lines, SAFETY, self._units) for f in self.provider.bandit(path, text)]
+
+    @property
+    def _units(self) -> Callable[[str], int]:
+        return self.server.review._units()
+
+
+def _line(lines: list[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int],
+               column: int = 0, end_column: int = 0) -> dict[str, Any]:
+    """1-based lines [line, end_line] from `column` (default: after the indentation) to `end_column`
+    (default: the end of the line), as an LSP range in the client's position units."""
+    first = max(0, min(line - 1, len(lines) - 1)) if lines else 0
+    last = max(first, min((end_line or line) - 1, len(lines) - 1)) if lines else 0
+    head = lines[first] if lines else ""
+    start = column if column else len(head) - len(head.lstrip())
+    tail = lines[last] if lines else ""
+    end = end_column if end_column and (last > first or end_column > start) else len(tail)
+    return {"start": {"line": first, "character": units(head[:start])},
+            "end": {"line": last, "character": units(tail[:end])}}
+
+
+def to_diagnostic(f: Finding, lines: list[str], source: str, units: Callable[[str], int]) -> dict[str, Any]:
+    rng = line_range(lines, f.line, getattr(f, "end_line", 0) or None, units,
+                     getattr(f, "column", 0), getattr(f, "end_column", 0))
+    return {"range": rng, "message": f.message, "source": source, "code": f.code,
+            "severity": SEVERITY.get(f.severity, 2)}
+
+
+def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Callable[[str], int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"range": line_range(lines, p.line, p.end_line, units, p.column, p.end_column),
+                           "message": p.message, "source": MEMORY, "code": "FL-M001", "severity": 3,
+                           "data": {"memory_id": p.memory_id}}
+    if p.related_uri:
+        at = {"line": max(0, p.related_line - 1), "character": 0}
+        out["relatedInformation"] = [{"location": {"uri": p.related_uri, "range": {"start": at, "end": at}},
+                                      "message": "the past fix"}]
+    return out

@@ -1,0 +1,277 @@
+"""Review through `workspace/applyEdit`: offer a fix hunk by hunk, learn from the documents which
+hunks were taken (never from `applied` alone), accept and reject on command, record decisions."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+from lsprotocol import types as t
+
+from ..core.model import FileChange, Outcome, Patch, Status
+from ..core.patch import apply_hunks
+from .paths import BadInput, open_document, read_disk_text, uri_for
+from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, line_offsets, place,
+                     position_at, proposal_from, summary_hunks, taken)
+
+if TYPE_CHECKING:
+    from .server import FixloopServer
+
+log = logging.getLogger(__name__)
+SETTLE_SECONDS = 1.0  # how long the documents get to report an applied edit (Neovim debounces 150 ms)
+
+
+@dataclass
+class FileEdit:
+    uri: str
+    path: str
+    base: str  # the text the edits were computed against
+    version: int | None  # None: the document is not open in the editor
+    placed: list[Placed] = field(default_factory=list)
+
+
+@dataclass
+class Applied:
+    taken: list[HunkState] = field(default_factory=list)
+    untaken: list[HunkState] = field(default_factory=list)
+    unknown: list[HunkState] = field(default_factory=list)
+    conflicts: list[HunkState] = field(default_factory=list)
+    refused: bool = False  # the client answered applied=false
+    failure: str = ""
+
+
+class Reviewer:
+    def __init__(self, server: "FixloopServer") -> None:
+        self.server = server
+        self.proposals: dict[str, Proposal] = {}
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self._offers: set[asyncio.Task[None]] = set()
+
+    # ---- after a run -------------------------------------------------------------------------
+    async def finished(self, run_id: str, summary: dict[str, Any], outcome: Outcome | None) -> None:
+        proposal = None
+        if outcome is not None and outcome.status is Status.FIXED and outcome.patch is not None:
+            proposal = self.add(run_id, outcome.patch)
+        self.summaries[run_id] = summary
+        self.server.runs.finish(run_id, self.show(run_id) or summary)
+        if proposal is not None and self.server.config.review == "workspaceEdit":
+            # The user may keep the review open for long: the next queued run does not wait for it.
+            task = asyncio.ensure_future(self._offer_logged(proposal))
+            self._offers.add(task)
+            task.add_done_callback(self._offers.discard)
+
+    async def _offer_logged(self, proposal: Proposal) -> None:
+        try:
+            await self.offer(proposal)
+        except Exception:  # a client that cannot apply edits still has accept/showRun
+            log.exception("offering the fix failed")
+
+    def add(self, run_id: str, patch: Patch, summary: dict[str, Any] | None = None) -> Proposal:
+        root = self.server.root
+        assert root is not None
+        proposal = proposal_from(run_id, patch, lambda rel: uri_for(root, rel))
+        self.proposals[run_id] = proposal
+        if summary is not None:
+            self.summaries[run_id] = summary
+        return proposal
+
+    def show(self, run_id: str | None) -> dict[str, Any] | None:
+        run_id = run_id or self.server.runs.latest
+        if run_id is None or run_id not in self.summaries:
+            return None
+        out = dict(self.summaries[run_id])
+        proposal = self.proposals.get(run_id)
+        out["hunks"] = summary_hunks(proposal.hunks) if proposal else []
+        return out
+
+    def proposal(self, run_id: str | None) -> Proposal:
+        run_id = run_id or self.server.runs.latest
+        if run_id is None or run_id not in self.proposals:
+            raise BadInput(f"no fix to review for run {run_id!r}" if run_id else "no run has produced a fix yet")
+        return self.proposals[run_id]
+
+    # ---- the three ways to decide ------------------------------------------------------------
+    async def offer(self, proposal: Proposal) -> Applied:
+        """Send every pending hunk for review (with confirmation where the client supports it)."""
+        states, _ = proposal.get(None, (PENDING,))
+        annotate = self._annotations_supported()
+        result = await self._apply(proposal, states, confirm=annotate, label=f"fixloop: fix {proposal.run_id}")
+        if result.conflicts:
+            self.server.show(t.MessageType.Warning, "fixloop: not offered, you changed these lines during the run: "
+                             + "; ".join(h.message for h in result.conflicts))
+        if result.failure:
+            return result
+        for h in result.taken:
+            self._decide(proposal, h, ACCEPTED)
+        # An honest refusal (VS Code's Discard) or edits the documents show were not made: rejected.
+        for h in result.untaken:
+            self._decide(proposal, h, REJECTED)
+        for h in result.unknown:
+            h.message = "the editor did not report this document back; decide with fixloop.accept / fixloop.reject"
+        return result
+
+    async def accept(self, run_id: str | None, ids: Sequence[str] | None) -> dict[str, Any]:
+        proposal = self.proposal(run_id)
+        states, unknown = proposal.get(ids, (PENDING, CONFLICT))
+        if unknown:
+            raise BadInput(f"no hunk {', '.join(unknown)} in run {proposal.run_id}")
+        states = [h for h in states if h.state != ACCEPTED]
+        result = await self._apply(proposal, states, confirm=False, label=f"fixloop: accept {proposal.run_id}")
+        for h in result.taken + result.unknown:  # no confirmation was asked: `applied` is the answer
+            self._decide(proposal, h, ACCEPTED)
+        conflicts = [{"id": h.id, "message": h.message} for h in result.conflicts]
+        if result.refused or result.failure:
+            reason = result.failure or "the editor did not apply the edit"
+            conflicts += [{"id": h.id, "message": reason} for h in result.untaken]
+        elif result.untaken:
+            conflicts += [{"id": h.id, "message": "the document does not show this change"} for h in result.untaken]
+        if conflicts:
+            self.server.show(t.MessageType.Warning, "fixloop: some changes were not applied: "
+                             + "; ".join(c["message"] for c in conflicts))
+        return {"applied": [h.id for h in result.taken + result.unknown], "conflicts": conflicts}
+
+    def reject(self, run_id: str | None, ids: Sequence[str] | None) -> dict[str, Any]:
+        proposal = self.proposal(run_id)
+        states, unknown = proposal.get(ids, (PENDING, CONFLICT))
+        if unknown:
+            raise BadInput(f"no hunk {', '.join(unknown)} in run {proposal.run_id}")
+        done = []
+        for h in states:
+            if h.state != ACCEPTED:
+                self._decide(proposal, h, REJECTED)
+                done.append(h.id)
+        return {"rejected": done}
+
+    def _decide(self, proposal: Proposal, h: HunkState, state: str) -> None:
+        h.state, h.message = state, ""
+        try:
+            before = proposal.before[h.hunk.path]
+            patch = Patch((FileChange(h.hunk.path, before, apply_hunks(before, [h.hunk])),), "review", "hunk")
+            self.server.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, patch)
+        except Exception:  # the memory is best effort: a decision is never lost for the user
+            log.exception("recording a review decision failed")
+
+    # ---- applying ----------------------------------------------------------------------------
+    async def _apply(self, proposal: Proposal, states: list[HunkState], confirm: bool, label: str) -> Applied:
+        result = Applied()
+        files = self._place(proposal, states, result)
+        if not any(f.placed for f in files):
+            return result
+        by_id = {h.id: h for h in states}
+        edit = self._workspace_edit(files, confirm)
+        try:
+            answer = await self.server.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=edit, label=label))
+        except Exception as e:
+            result.failure = f"the editor could not apply the edit ({e})"
+            log.warning(result.failure)
+            return result
+        placed_states = [by_id[p.hunk.id] for f in files for p in f.placed]
+        if not answer.applied:
+            result.refused = True
+            result.failure = answer.failure_reason or ""
+            if result.failure:
+                result.failure = f"the editor refused the edit: {result.failure}"
+            result.untaken.extend(placed_states)
+            return result
+        await self._settle(files)
+        for f in files:
+            doc = self._open_document(f.uri)
+            verdicts = taken(f.base, doc.source, f.placed) if doc is not None else {}
+            for p in f.placed:
+                verdict = verdicts.get(p.hunk.id)
+                bucket = result.taken if verdict else (result.untaken if verdict is False else result.unknown)
+                bucket.append(by_id[p.hunk.id])
+        return result
+
+    def _place(self, proposal: Proposal, states: list[HunkState], result: Applied) -> list[FileEdit]:
+        files: list[FileEdit] = []
+        root = self.server.root
+        assert root is not None
+        limit = self.server.config.settings.diagnostics.max_file_bytes
+        for path in dict.fromkeys(h.hunk.path for h in states):
+            group = [h for h in states if h.hunk.path == path]
+            uri = group[0].uri
+            doc = self._open_document(uri)
+            try:
+                current = doc.source if doc is not None else read_disk_text(root, path, limit)
+            except BadInput as e:
+                for h in group:
+                    h.state, h.message = CONFLICT, f"{h.id}: {e}"
+                    result.conflicts.append(h)
+                continue
+            placed, conflicts = place(proposal.before[path], current, [h.hunk for h in group])
+            for h in group:
+                if h.id in conflicts:
+                    h.state, h.message = CONFLICT, conflicts[h.id]
+                    result.conflicts.append(h)
+            files.append(FileEdit(uri, path, current, doc.version if doc is not None else None, placed))
+        return files
+
+    def _workspace_edit(self, files: list[FileEdit], confirm: bool) -> t.WorkspaceEdit:
+        caps = self.server.client_capabilities.workspace
+        we = caps.workspace_edit if caps else None
+        versioned = bool(we and we.document_changes)
+        annotate = self._annotations_supported()
+        units = self._units()
+        annotations: dict[str, t.ChangeAnnotation] = {}
+        per_file: list[tuple[FileEdit, list[t.TextEdit | t.AnnotatedTextEdit]]] = []
+        for f in files:
+            offsets = line_offsets(f.base)
+            edits: list[t.TextEdit | t.AnnotatedTextEdit] = []
+            for p in f.placed:
+                h = p.hunk
+                start = position_at(f.base, offsets[p.start], units)
+                end = position_at(f.base, offsets[p.start + len(h.old_lines)], units)
+                rng = t.Range(t.Position(*start), t.Position(*end))
+                text = "".join(h.new_lines)
+                if annotate:
+                    edits.append(t.AnnotatedTextEdit(range=rng, new_text=text, annotation_id=h.id))
+                    annotations[h.id] = t.ChangeAnnotation(
+                        label=f"{h.path} line {h.start + 1}", needs_confirmation=confirm or None,
+                        description=_hunk_diff(h.old_lines, h.new_lines))
+                else:
+                    edits.append(t.TextEdit(range=rng, new_text=text))
+            per_file.append((f, edits))
+        if versioned:
+            changes = [t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(uri=f.uri,
+                                                                                                 version=f.version),
+                                          edits=edits) for f, edits in per_file if edits]
+            return t.WorkspaceEdit(document_changes=changes, change_annotations=annotations or None)
+        return t.WorkspaceEdit(changes={f.uri: list(edits) for f, edits in per_file if edits})
+
+    async def _settle(self, files: list[FileEdit]) -> None:
+        """Give the editor a moment to send the didChange/didOpen that follow an applied edit."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_SECONDS
+        while loop.time() < deadline:
+            if all(self._changed(f) for f in files):
+                return
+            await asyncio.sleep(0.02)
+
+    def _changed(self, f: FileEdit) -> bool:
+        doc = self._open_document(f.uri)
+        return doc is not None and (doc.version != f.version or doc.source != f.base)
+
+    def _open_document(self, uri: str) -> Any:
+        return open_document(self.server.workspace, uri)
+
+    def _annotations_supported(self) -> bool:
+        caps = self.server.client_capabilities.workspace
+        we = caps.workspace_edit if caps else None
+        return bool(we and we.document_changes and we.change_annotation_support is not None)
+
+    def _units(self) -> Any:
+        encoding = str(getattr(self.server.workspace.position_encoding, "value",
+                               self.server.workspace.position_encoding) or "utf-16")
+        if encoding == "utf-8":
+            return lambda s: len(s.encode("utf-8", "surrogatepass"))
+        if encoding == "utf-32":
+            return len
+        return lambda s: len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _hunk_diff(old: Sequence[str], new: Sequence[str]) -> str:
+    return "".join(f"-{line}" if line.endswith("\n") else f"-{line}\n" for line in old) + \
+        "".join(f"+{line}" if line.endswith("\n") else f"+{line}\n" for line in new)

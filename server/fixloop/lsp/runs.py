@@ -1,0 +1,249 @@
+"""Fix runs off the event loop: one at a time per workspace (one more may wait), progress while
+it works, cancellation from the client, and a summary when it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+
+from lsprotocol import types as t
+
+from ..core.model import Event, Outcome, Scope, Status
+from ..runlog import new_run_id
+from .paths import BadInput, is_python, relative_path
+from .progress import ProgressState
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from .server import FixloopServer
+    from .settings import ServerConfig
+
+log = logging.getLogger(__name__)
+RUN_FINISHED = "fixloop/runFinished"
+
+
+class Session(Protocol):
+    """What the server needs of `fixloop.session.FixSession`."""
+
+    run_id: str
+    summary: dict[str, Any]
+    outcome: Outcome | None
+
+    def run(self, on_event: Callable[[Event], None]) -> Outcome: ...
+
+    def cancel(self) -> None: ...
+
+
+SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str]], Session]
+
+
+def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
+                            overlays: Mapping[str, str]) -> Session:
+    from ..session import FixSession  # the loop's adapters load only when a fix is asked for
+
+    return FixSession(workspace, settings, scope, overlays)
+
+
+def run_settings(config: "ServerConfig") -> "Settings":
+    """The settings for a run: the editor's API key goes to the model client, in memory only."""
+    settings = config.settings
+    if config.api_key and hasattr(settings.llm, "api_key"):
+        settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=config.api_key))
+    return settings
+
+
+@dataclass
+class Request:
+    run_id: str
+    scope: Scope
+    overlays: dict[str, str] | None = None  # the editor's text when the fix was asked for
+
+
+@dataclass
+class Active:
+    request: Request
+    session: Session | None = None
+    thread: threading.Thread | None = None
+    done: asyncio.Future[Outcome] | None = None
+    cancel_requested: bool = False
+
+
+class RunManager:
+    def __init__(self, server: "FixloopServer", factory: SessionFactory = default_session_factory) -> None:
+        self.server = server
+        self.factory = factory
+        self.active: Active | None = None
+        self.queued: Request | None = None
+        self.latest: str | None = None
+        self.threads: list[threading.Thread] = []
+        self._driver: asyncio.Task[None] | None = None
+
+    # ---- requests from commands -------------------------------------------------------------
+    def submit(self, scope: Scope) -> dict[str, Any]:
+        if self.server.root is None:
+            raise BadInput("no workspace folder is open: open the project's folder to fix it")
+        request = Request(new_run_id(), scope)
+        if self.active is None:
+            request.overlays = self._overlays()
+            self.active = Active(request)
+            self._driver = asyncio.ensure_future(self._drive())
+            return {"run_id": request.run_id, "queued": False}
+        if self.queued is None:
+            self.queued = request
+            self.server.show(t.MessageType.Info, "a fix is running; this one starts when it ends")
+            return {"run_id": request.run_id, "queued": True}
+        raise BadInput("a fix is already running and another is waiting; cancel one first (fixloop.cancel)")
+
+    def cancel(self, run_id: str | None = None) -> bool:
+        """Cancel the named run (queued or running), or with no id the running one."""
+        if run_id is not None and self.queued is not None and self.queued.run_id == run_id:
+            self.queued = None
+            return True
+        active = self.active
+        if active is None or (run_id is not None and active.request.run_id != run_id):
+            return False
+        active.cancel_requested = True
+        if active.session is not None:
+            active.session.cancel()
+        return True
+
+    def cancel_all(self) -> None:
+        self.queued = None
+        self.cancel()
+
+    def join(self, timeout: float) -> None:
+        """Wait for worker threads to finish cleaning up (scratch copies, sandboxed processes)."""
+        for thread in list(self.threads):
+            thread.join(timeout)
+
+    # ---- the driver -------------------------------------------------------------------------
+    async def _drive(self) -> None:
+        try:
+            while self.active is not None:
+                try:
+                    await self._run_one(self.active)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # a bug here must not wedge the queue: report, go on
+                    log.exception("the fix run failed")
+                    self.server.show(t.MessageType.Error, f"fixloop: the run failed: {type(e).__name__}: {e}")
+                nxt, self.queued = self.queued, None
+                self.active = Active(nxt) if nxt is not None else None
+        except asyncio.CancelledError:  # the connection went away: stop the loop, clean up
+            self.cancel_all()
+            raise
+
+    async def _run_one(self, active: Active) -> None:
+        server = self.server
+        request = active.request
+        loop = asyncio.get_running_loop()
+        token = f"fixloop-{request.run_id}"
+        progress = await self._begin_progress(token)
+        state = ProgressState()
+
+        def report(event: Event) -> None:
+            state.update(event)
+            if progress:
+                server.work_done_progress.report(token, t.WorkDoneProgressReport(message=state.message(),
+                                                                                  cancellable=True))
+
+        def on_event(event: Event) -> None:  # called on the worker thread
+            try:
+                loop.call_soon_threadsafe(report, event)
+            except RuntimeError:  # the event loop is gone: the client disconnected, the run is cancelled
+                pass
+
+        assert server.root is not None
+        active.done = loop.create_future()
+        try:
+            overlays = request.overlays if request.overlays is not None else self._overlays()
+            session = self.factory(server.root, run_settings(server.config), request.scope, overlays)
+        except Exception as e:  # a bad workspace or settings: report, never crash the server
+            log.exception("cannot start a fix")
+            session = None
+            summary = {"run_id": request.run_id, "status": "error", "message": f"cannot start: {e}"}
+        if session is not None:
+            session.run_id = request.run_id
+            active.session = session
+            if active.cancel_requested:
+                session.cancel()
+            thread = threading.Thread(target=self._work, args=(session, on_event, loop, active.done),
+                                      name=f"fixloop-run-{request.run_id}")
+            self.threads = [th for th in self.threads if th.is_alive()] + [thread]
+            active.thread = thread
+            thread.start()
+            try:
+                await asyncio.shield(active.done)
+            except asyncio.CancelledError:
+                session.cancel()
+                raise
+            summary = dict(session.summary) or {"status": "error", "message": "the run ended without a summary"}
+            summary["run_id"] = request.run_id
+        if progress:
+            server.work_done_progress.end(token, t.WorkDoneProgressEnd(
+                message=f"{summary.get('status')}: {summary.get('message', '')}"))
+            server.work_done_progress.tokens.pop(token, None)  # pygls keeps ended tokens forever
+        outcome = session.outcome if session is not None else None
+        await server.review.finished(request.run_id, summary, outcome)
+
+    def finish(self, run_id: str, summary: dict[str, Any]) -> None:
+        self.latest = run_id
+        self.server.protocol.notify(RUN_FINISHED, summary)
+
+    @staticmethod
+    def _work(session: Session, on_event: Callable[[Event], None], loop: asyncio.AbstractEventLoop,
+              done: asyncio.Future[Outcome]) -> None:
+        try:
+            outcome = session.run(on_event)
+        except BaseException as e:  # FixSession catches program failures; this is the last guard
+            log.exception("the fix run failed")
+            outcome = Outcome(Status.ERROR, session.run_id, f"internal error: {e}")
+        try:
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(outcome))
+        except RuntimeError:  # the event loop is gone: the server is exiting
+            pass
+
+    async def _begin_progress(self, token: str) -> bool:
+        server = self.server
+        window = server.client_capabilities.window
+        if not (window and window.work_done_progress):
+            return False
+        try:
+            await asyncio.wait_for(server.work_done_progress.create_async(token), timeout=5)
+        except Exception:
+            log.warning("the client did not create a progress token")
+            return False
+        future = server.work_done_progress.tokens.get(token)
+        if future is not None:
+            run_id = token.removeprefix("fixloop-")
+            future.add_done_callback(lambda f: self.cancel(run_id) if f.cancelled() else None)
+        server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+            title="fixloop", message="start: candidate 0, tests 0 passed / 0 failed, 0 tokens", cancellable=True))
+        return True
+
+    def _overlays(self) -> dict[str, str]:
+        """The editor's text of open Python documents in the workspace (unsaved buffers included)."""
+        server = self.server
+        assert server.root is not None
+        limit = server.config.settings.diagnostics.max_file_bytes
+        out: dict[str, str] = {}
+        for uri, doc in list(server.workspace.text_documents.items()):
+            try:
+                rel = relative_path(server.root, uri)
+            except BadInput:
+                continue
+            text = doc.source
+            if not is_python(rel, doc.language_id) or len(text) > limit:
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                server.log(f"{rel}: the editor's text is not valid Unicode; the run uses the file on disk")
+                continue
+            out[rel] = text
+        return out

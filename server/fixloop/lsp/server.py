@@ -1,0 +1,227 @@
+"""`fixloop-server`: the language server (pygls 2, stdio or TCP).
+
+Start-up imports only pygls, lsprotocol and the settings: the loop's adapters, tree-sitter's grammar,
+bandit and the memory store load when first needed, so `initialize` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Generator, Sequence
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+from pygls.exceptions import FeatureNotificationError, JsonRpcMethodNotFound
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import CANCEL_REQUEST
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from .code_actions import SOURCE_FIX, code_actions
+from .commands import register as register_commands
+from .diagnostics import DiagnosticsEngine
+from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
+from .review_edits import Reviewer
+from .runs import RunManager, SessionFactory, default_session_factory
+from .settings import ServerConfig, overlay, parse_options
+
+log = logging.getLogger("fixloop.lsp")
+PROTOCOL_VERSION = 1
+CLEANUP_SECONDS = 30.0
+
+
+class FixloopProtocol(LanguageServerProtocol):
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        """pygls 2.1 keeps a future per handled notification in `_request_futures` and never removes
+        it (about 2 KB per didChange, unbounded). Same handling, but the entry goes when it is done."""
+        if method_name == CANCEL_REQUEST:
+            return super()._handle_notification(method_name, params)
+        try:
+            handler = self._get_handler(method_name)
+        except JsonRpcMethodNotFound:
+            log.debug("ignoring notification %r", method_name)
+            return None
+        msg_id = str(uuid.uuid4())
+
+        def done(future: Any) -> None:
+            if not future.cancelled():  # shutdown cancels while iterating over the dict: leave it then
+                self._request_futures.pop(msg_id, None)
+            self._check_handler_result(future)
+
+        try:
+            self._execute_handler(msg_id=msg_id, handler=handler, args=(params,), callback=done)
+        except Exception as error:
+            log.exception("failed to handle notification %r", method_name)
+            self._server._report_server_error(error, FeatureNotificationError)
+        return None
+
+    @lsp_method(t.INITIALIZE)
+    def lsp_initialize(self, params: t.InitializeParams) -> Generator[Any, Any, t.InitializeResult]:
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"fixloop": {"protocol": PROTOCOL_VERSION}}
+        return result
+
+
+class FixloopServer(LanguageServer):
+    def __init__(self, provider: DiagnosticsProvider | None = None, recorder: DecisionRecorder | None = None,
+                 session_factory: SessionFactory = default_session_factory) -> None:
+        super().__init__("fixloop", __version__, t.TextDocumentSyncKind.Incremental, protocol_cls=FixloopProtocol)
+        self.config = ServerConfig()
+        self.root: Path | None = None
+        self.init_options: Any = None
+        self.pending_problems: list[str] = []
+        self.runs = RunManager(self, session_factory)
+        self.review = Reviewer(self)
+        default = DefaultProviders(lambda: self.root, lambda: self.config.settings)
+        self.diagnostics = DiagnosticsEngine(self, provider or default)
+        self.recorder: DecisionRecorder = recorder or RunDirRecorder(lambda: self.root, provider or default)
+
+    def show(self, kind: t.MessageType, message: str) -> None:
+        self.window_show_message(t.ShowMessageParams(type=kind, message=message))
+
+    def log(self, message: str, kind: t.MessageType = t.MessageType.Info) -> None:
+        self.window_log_message(t.LogMessageParams(type=kind, message=message))
+
+    def apply_config(self, raw: Any, where: str) -> None:
+        config, problems = parse_options(raw, self.root, self.config, where)
+        before = self.config.settings.diagnostics
+        self.config = config
+        for p in problems:
+            self.show(t.MessageType.Warning, f"fixloop settings: {p}")
+        if config.settings.diagnostics != before:
+            self.diagnostics.refresh_all()
+
+    async def pull_configuration(self) -> None:
+        caps = self.client_capabilities.workspace
+        if not (caps and caps.configuration):
+            return
+        scope = self.root.as_uri() if self.root else None
+        try:
+            values = await self.workspace_configuration_async(
+                t.ConfigurationParams(items=[t.ConfigurationItem(section="fixloop", scope_uri=scope)]))
+        except Exception as e:
+            log.warning("workspace/configuration failed: %s", e)
+            return
+        value = values[0] if values else None
+        if value is not None:
+            self.apply_config(overlay(self.init_options, value), "workspace/configuration fixloop")
+
+
+def _workspace_root(params: t.InitializeParams) -> Path | None:
+    uri = params.workspace_folders[0].uri if params.workspace_folders else params.root_uri
+    path = to_fs_path(uri) if uri else params.root_path
+    if not path:
+        return None
+    root = Path(path).resolve()
+    return root if root.is_dir() else None
+
+
+def _warm_up() -> None:
+    """Load the grammar (and the safety rules, when present) before the first document needs them."""
+    try:
+        from ..safety import rules
+
+        rules.scan("import os\nos.system('true')\n")
+    except Exception:
+        log.exception("warm-up failed")
+
+
+def build_server(provider: DiagnosticsProvider | None = None, recorder: DecisionRecorder | None = None,
+                 session_factory: SessionFactory = default_session_factory) -> FixloopServer:
+    server = FixloopServer(provider, recorder, session_factory)
+
+    @server.feature(t.INITIALIZE)
+    def initialize(ls: FixloopServer, params: t.InitializeParams) -> None:
+        ls.root = _workspace_root(params)
+        ls.init_options = params.initialization_options
+        ls.config, ls.pending_problems = parse_options(params.initialization_options, ls.root)
+
+    @server.feature(t.INITIALIZED)
+    async def initialized(ls: FixloopServer, params: t.InitializedParams) -> None:
+        for p in ls.pending_problems:
+            ls.show(t.MessageType.Warning, f"fixloop settings: {p}")
+        ls.pending_problems = []
+        if ls.root is None:
+            ls.show(t.MessageType.Warning, "fixloop: no workspace folder is open; diagnostics only, no fixes")
+        threading.Thread(target=_warm_up, name="fixloop-warm-up", daemon=True).start()
+        await ls.pull_configuration()
+
+    @server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration_changed(ls: FixloopServer, params: t.DidChangeConfigurationParams) -> None:
+        await ls.pull_configuration()
+
+    @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: FixloopServer, params: t.DidOpenTextDocumentParams) -> None:
+        ls.diagnostics.changed(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: FixloopServer, params: t.DidChangeTextDocumentParams) -> None:
+        ls.diagnostics.changed(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: FixloopServer, params: t.DidSaveTextDocumentParams) -> None:
+        ls.diagnostics.saved(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: FixloopServer, params: t.DidCloseTextDocumentParams) -> None:
+        ls.diagnostics.closed(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
+                    t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX]))
+    def code_action(ls: FixloopServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+        return code_actions(ls, params)
+
+    @server.feature(t.SHUTDOWN)
+    def shutdown(ls: FixloopServer, params: Any = None) -> None:
+        ls.runs.cancel_all()
+
+    register_commands(server)
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return serve(build_server(), argv)
+
+
+def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fixloop-server", description="The fixloop language server.")
+    parser.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead (for debugging)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="fixloop-server %(levelname)s %(message)s")
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if args.tcp:
+            host, _, port = args.tcp.rpartition(":")
+            if not host or not port.isdigit():
+                parser.error("--tcp takes HOST:PORT, e.g. 127.0.0.1:2087")
+            server.start_tcp(host, int(port))
+        else:
+            stdout = sys.stdout.buffer
+            sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
+            server.start_io(sys.stdin.buffer, stdout)
+    finally:
+        stop(server)
+    return 0 if getattr(server.protocol, "_shutdown", False) else 1
+
+
+def stop(server: FixloopServer) -> None:
+    """The client is gone or asked us to exit: stop any run and wait for its cleanup."""
+    server.runs.cancel_all()
+    server.runs.join(CLEANUP_SECONDS)
+    server.diagnostics.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The pure review functions: placing hunks in edited text, and reading back which were taken."""
+
+from __future__ import annotations
+
+from fixloop.core.model import FileChange, Patch
+from fixloop.core.patch import hunks
+from fixloop.lsp.parsing import to_bytes
+from fixloop.lsp.review import apply_line_edits, line_edits, line_offsets, place, position_at, proposal_from, taken
+from fixloop.lsp.settings import overlay, parse_options
+
+BEFORE = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n"
+AFTER = "a = 10\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 70\nh = 8\n"
+
+
+def two_hunks() -> list:
+    return list(hunks(FileChange("m.py", BEFORE, AFTER)))
+
+
+def test_place_on_unchanged_text_uses_the_original_lines() -> None:
+    hs = two_hunks()
+    placed, conflicts = place(BEFORE, BEFORE, hs)
+    assert conflicts == {} and [p.start for p in placed] == [0, 6]
+    assert apply_line_edits(BEFORE, line_edits(placed)) == AFTER
+
+
+def test_place_rebases_onto_shifted_text_and_refuses_edited_lines() -> None:
+    hs = two_hunks()
+    current = "# new first line\n" + BEFORE.replace("g = 7\n", "g = 7  # mine\n")
+    placed, conflicts = place(BEFORE, current, hs)
+    assert [p.start for p in placed] == [1]  # hunk #0 moved down one line
+    assert list(conflicts) == ["m.py#1"] and "edited since the run" in conflicts["m.py#1"]
+    assert apply_line_edits(current, line_edits(placed)).startswith("# new first line\na = 10\n")
+
+
+def test_ambiguous_lines_are_a_conflict() -> None:
+    before = "x = 1\ny = 2\n"
+    h = hunks(FileChange("m.py", before, "x = 1\ny = 3\n"))
+    _, conflicts = place(before, "y = 2\nx = 1\ny = 2\n", list(h))
+    assert "occur 2 times" in conflicts["m.py#0"]
+
+
+def test_taken_reads_each_hunk_from_the_document() -> None:
+    hs = two_hunks()
+    placed, _ = place(BEFORE, BEFORE, hs)
+    only_second = apply_line_edits(BEFORE, line_edits(placed[1:]))
+    assert taken(BEFORE, only_second, placed) == {"m.py#0": False, "m.py#1": True}
+    assert taken(BEFORE, AFTER, placed) == {"m.py#0": True, "m.py#1": True}
+    assert taken(BEFORE, BEFORE, placed) == {"m.py#0": False, "m.py#1": False}
+    scribbled = BEFORE.replace("a = 1\n", "a = 99\n")
+    assert taken(BEFORE, scribbled, placed)["m.py#0"] is None  # the user changed it: cannot tell
+
+
+def test_positions_count_lsp_lines_and_client_units() -> None:
+    text = "é\r\nx = '😀'\rlast"
+    utf16 = lambda s: len(s.encode("utf-16-le")) // 2  # noqa: E731
+    assert position_at(text, text.index("x"), utf16) == (1, 0)
+    assert position_at(text, text.index("'", 8) + 1, utf16) == (1, 8)  # the emoji is 2 UTF-16 units
+    assert position_at(text, len(text), len) == (2, 4)
+    assert line_offsets("a\nbb\n") == [0, 2, 5]
+
+
+def test_proposal_hunk_json_follows_the_contract() -> None:
+    proposal = proposal_from("r1", Patch((FileChange("m.py", BEFORE, AFTER),)), lambda rel: f"file:///ws/{rel}")
+    first = proposal.hunks[0].to_json()
+    assert first == {"id": "m.py#0", "path": "m.py", "uri": "file:///ws/m.py", "start_line": 0, "end_line": 1,
+                     "old": "a = 1\n", "new": "a = 10\n", "state": "pending"}
+
+
+def test_settings_parse_with_messages_and_defaults(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixloop]\nmax_iterations = 7\n")
+    config, problems = parse_options({"settings": {"max_cost_usd": -1, "diagnostics": {"memory": False}},
+                                      "review": "client", "apiKey": 5, "extra": 1}, tmp_path)
+    assert config.settings.max_iterations == 7 and config.settings.diagnostics.memory is False
+    assert config.settings.max_cost_usd == 2.0 and config.review == "client" and config.api_key == ""
+    assert len(problems) == 3 and not any("5" == p for p in problems)
+    config, problems = parse_options("nonsense", None)
+    assert problems and config.review == "workspaceEdit"
+    assert overlay({"settings": {"a": 1, "b": 2}}, {"settings": {"b": 3}}) == {"settings": {"a": 1, "b": 3}}
+    assert "sk-secret" not in repr(parse_options({"apiKey": "sk-secret"}, None)[0])
+
+
+def test_lone_surrogates_encode_without_error() -> None:
+    assert to_bytes("caf\udce9") == b"caf?"
+
+
+def test_memory_pattern_hits_become_diagnostics() -> None:
+    """fixloop.memory's PatternHit (path, line, column, end_line, end_column, shape, count, fix_summary,
+    fix_id) read through the seam, then shown as an FL-M001 diagnostic over the statement."""
+    from dataclasses import dataclass
+
+    from fixloop.lsp.diagnostics import memory_diagnostic
+    from fixloop.lsp.providers import _as_pattern
+
+    @dataclass(frozen=True)
+    class PatternHit:
+        path: str
+        line: int
+        column: int
+        end_line: int
+        end_column: int
+        shape: str
+        count: int
+        fix_summary: str
+        fix_id: str
+
+    hit = PatternHit("m.py", 2, 4, 2, 24, "if ID > ID :", 3, "if q > LIMIT: -> if q >= LIMIT:", "fix-1")
+    pattern = _as_pattern(hit)
+    assert pattern is not None and pattern.memory_id == "fix-1"
+    assert pattern.message == "this shape failed 3 times in this project; fixed by if q > LIMIT: -> if q >= LIMIT:"
+    d = memory_diagnostic(pattern, ["def f(q):", "    if q > LIMIT: return 1"], len)
+    assert d["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 24}}
+    assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1"}
+    assert _as_pattern({"no": "line"}) is None
+
+
+def test_progress_messages_put_the_phase_first() -> None:
+    from fixloop.core.model import Event
+    from fixloop.lsp.progress import ProgressState
+
+    state = ProgressState()
+    state.update(Event("baseline", "r", 0.0, "baseline", None, {"passed": 9, "failed": 2}))
+    assert state.message() == "baseline: candidate 0, tests 9 passed / 2 failed, 0 tokens"
+    state.update(Event("candidate", "r", 0.0, "propose", 4, {"iteration": 2, "tokens": 1530}))
+    state.update(Event("tested", "r", 0.0, "run", 4, {"passed": 10, "failed": 1, "iteration": 2, "tokens": 1530}))
+    assert state.message() == "run: iteration 2, candidate 4, tests 10 passed / 1 failed, 1530 tokens"
+
+
+def test_the_editors_api_key_reaches_only_the_run_settings() -> None:
+    from fixloop.lsp.runs import run_settings
+
+    config, problems = parse_options({"apiKey": "sk-editor-key"}, None)
+    assert problems == [] and config.settings.llm.api_key == ""  # not in the shared settings
+    settings = run_settings(config)
+    assert settings.llm.api_key == "sk-editor-key"
+    assert "sk-editor-key" not in repr(settings) and "sk-editor-key" not in repr(config)
