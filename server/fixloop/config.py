@@ -188,6 +188,10 @@ _UNTRUSTED = {
     ("llm", "api_key_env"): "ignored from a project file; set it in the editor or keep the default",
     ("llm", "base_url"): "ignored from a project file (it decides where your API key is sent); "
                          "set it in the editor settings instead",
+    ("memory", "uri"): "ignored from a project file (the memory holds code from all your projects); "
+                       "use --memory, FIXLOOP_MEMORY or the editor setting",
+    ("memory", "embedder"): "ignored from a project file (a plug-in embedder is code run outside the sandbox); "
+                            "set it in the editor settings instead",
 }
 
 

@@ -26,3 +26,14 @@ def test_settings_choose_the_store_or_switch_it_off(tmp_path: Path) -> None:
 def test_a_bad_embedder_setting_falls_back_to_hashing(tmp_path: Path) -> None:
     memory = make_memory(MemorySettings(uri=str(tmp_path / "m"), embedder="no.such:thing"), tmp_path)
     assert memory is not None and memory.store.embedder.name == "hashing-v1-256"
+
+
+def test_a_project_file_cannot_redirect_the_memory_or_load_an_embedder(tmp_path: Path) -> None:
+    from fixloop.config import from_pyproject
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fixloop.memory]\nuri = "s3://someone-else/bucket"\nembedder = "evil:Factory"\nmin_pattern_count = 3\n')
+    settings, problems = from_pyproject(tmp_path)
+    assert settings.memory.uri == "" and settings.memory.embedder == "hashing"
+    assert settings.memory.min_pattern_count == 3
+    assert any("memory.uri" in p for p in problems) and any("memory.embedder" in p for p in problems)
