@@ -20,6 +20,13 @@ def _no_secrets_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _private_memory_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Runs learn into the per-user data dir by default; a test gets its own, empty one.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.delenv("FIXLOOP_MEMORY", raising=False)
+
+
 @pytest.fixture
 def make_project(tmp_path: Path) -> Callable[..., Path]:
     def make(files: Mapping[str, str | bytes], name: str = "proj") -> Path:

@@ -212,6 +212,15 @@ def version() -> None:
     sys.stdout.write(f"fixloop {__version__}\n")
 
 
+def _memory_app() -> typer.Typer:
+    from .memory.cli import memory_app
+
+    return memory_app
+
+
+app.add_typer(_memory_app(), name="memory")
+
+
 def main() -> None:
     try:
         app()

@@ -58,6 +58,8 @@ class MemorySettings:
     uri: str = ""  # empty: the per-user data directory
     min_pattern_count: int = 2
     max_rows: int = 200_000
+    embedder: str = "hashing"  # hashing | hashing:DIM | package.module:Factory
+    index_threshold: int = 50_000  # failures rows before a vector index is built at compaction
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,10 @@ _UNTRUSTED = {
     ("llm", "api_key_env"): "ignored from a project file; set it in the editor or keep the default",
     ("llm", "base_url"): "ignored from a project file (it decides where your API key is sent); "
                          "set it in the editor settings instead",
+    ("memory", "uri"): "ignored from a project file (the memory holds code from all your projects); "
+                       "use --memory, FIXLOOP_MEMORY or the editor setting",
+    ("memory", "embedder"): "ignored from a project file (a plug-in embedder is code run outside the sandbox); "
+                            "set it in the editor settings instead",
 }
 
 

@@ -13,6 +13,8 @@ from .core.model import Scope, Task
 from .core.ports import Ports, Proposer
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
+from .memory.factory import make_memory
+from .memory.replay import MemoryReplayProposer
 from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
@@ -54,12 +56,16 @@ def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: F
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
+    memory = make_memory(settings.memory, task.workspace)
+    proposers = make_proposers(settings, cancelled)
+    if memory is not None:  # a past fix replayed here is the cheapest candidate of all
+        proposers = [MemoryReplayProposer(), *proposers]
     return Ports(
         runner=runner,
-        proposers=make_proposers(settings, cancelled),
+        proposers=proposers,
         localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
-        memory=None,
+        memory=memory,
         is_test_file=guard,
         cancelled=cancelled,
         now=now,

@@ -178,6 +178,24 @@ class Lesson:
     proposer: str = ""
     similarity: float = 0.0
     outcome: str = ""  # fixed | failed
+    # Adapter detail a proposer may use (memory replay: the fixed statement's tokens before/after).
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PatternHit:
+    """A statement whose abstract shape was the faulty statement of past fixed failures
+    (memory's pattern fingerprints; the language server shows them as diagnostics)."""
+
+    path: str
+    line: int  # 1-based
+    column: int  # 0-based character column of the statement's first token
+    end_line: int  # 1-based
+    end_column: int  # 0-based, exclusive
+    shape: str
+    count: int  # how many fixed failures had this faulty shape (rejected fixes not counted)
+    fix_summary: str  # what fixed it, e.g. "if q > LIMIT: -> if q >= LIMIT:"
+    fix_id: str
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from .model import (
     Lesson,
     Outcome,
     Patch,
+    PatternHit,
     Reflection,
     Suspect,
     TestReport,
@@ -95,6 +96,17 @@ class Memory(Protocol):
     def record_attempt(self, run_id: str, attempt: Attempt, ctx: ProposalContext) -> None: ...
 
     def record_outcome(self, outcome: Outcome, ctx: ProposalContext | None) -> None: ...
+
+
+@runtime_checkable
+class ReviewMemory(Protocol):
+    """What the language server asks of memory outside a run."""
+
+    def record_decision(self, run_id: str, hunk_id: str, accepted: bool, patch: Patch | None = None) -> None: ...
+
+    def patterns_in(self, path: str, source: str) -> list[PatternHit]: ...
+
+    def forget(self, row_id: str) -> int: ...
 
 
 @dataclass(frozen=True)

@@ -48,3 +48,32 @@ def describe_collection_error(text: str) -> str:
     spots = _FILE_LINE.findall(body)
     location = f" at {spots[-1][0]}:{spots[-1][1]}" if spots else ""
     return f"{where or 'collection'}: {error[:200]}{location}"
+
+
+_IDENTIFIER = re.compile(r"(?<![<\w])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CODE_WORDS = frozenset({"and", "or", "not", "in", "is", "None", "True", "False", "assert", "where", "lambda", "if", "else"})
+
+
+def _looks_like_code(word: str) -> bool:
+    return "_" in word or "." in word or any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+
+
+def abstract_message(message: str) -> str:
+    """`normalize_message` with identifiers abstracted too: `assert total == 9` and
+    `assert price == 4` become one string. Plain words of a prose message stay."""
+    text = normalize_message(message)
+    code = text.startswith("assert ")
+
+    def name(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word in _CODE_WORDS or word in ("str", "num", "addr"):
+            return word
+        return "<id>" if code or _looks_like_code(word) else word
+
+    return _IDENTIFIER.sub(name, text)
+
+
+def failure_signature(exc_type: str, message: str, statement_shape: str) -> str:
+    """The normalised signature memory keys on: exception type, abstract message, and the
+    abstract shape of the statement in the innermost project frame."""
+    return f"{exc_type or 'failure'}: {abstract_message(message)} @ {statement_shape or '?'}"

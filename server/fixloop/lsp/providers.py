@@ -103,9 +103,9 @@ class DefaultProviders:
             if not settings.enabled or root is None:
                 return None
             try:
-                from .. import memory
-                maker = getattr(memory, "make_memory", None)
-                self._store = maker(settings, root) if maker is not None else None
+                from ..memory.factory import make_memory
+
+                self._store = make_memory(settings, root)
             except Exception:
                 log.exception("the memory could not be opened; memory diagnostics are off")
                 self._store = None

@@ -1,0 +1,3 @@
+def closing_balance(opening: float, deposits: float, withdrawals: float) -> float:
+    total = opening - deposits
+    return total - withdrawals

@@ -1,0 +1,73 @@
+"""Table layouts of the memory store, their version, and the migration path between versions.
+
+Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
+  1  failures, fixes, decisions, operator_stats, meta.
+Columns added to a table later are filled by `missing_columns` (a default per type), so an older
+store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+
+_S, _F, _B, _I = pa.string(), pa.float64(), pa.bool_(), pa.int32()
+
+
+def failures(dim: int) -> pa.Schema:
+    return pa.schema([
+        ("id", _S), ("project", _S), ("run_id", _S), ("time", _F), ("test_id", _S),
+        ("exc_type", _S), ("message", _S), ("signature", _S), ("shape", _S), ("statement", _S), ("frame", _S),
+        ("error_class", _S), ("text", _S), ("fixed", _B), ("fix_id", _S), ("tried", _I), ("tried_operators", _S),
+        ("embedder", _S), ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+FIXES = pa.schema([
+    ("id", _S), ("failure_id", _S), ("project", _S), ("run_id", _S), ("time", _F), ("path", _S), ("diff", _S),
+    ("summary", _S), ("proposer", _S), ("operator", _S), ("verified", _B), ("decision", _S),
+    ("fault_shape", _S), ("edit", _S),
+])
+
+DECISIONS = pa.schema([
+    ("id", _S), ("project", _S), ("run_id", _S), ("hunk_id", _S), ("accepted", _B), ("fix_id", _S),
+    ("fault_shape", _S), ("operator", _S), ("diff", _S), ("time", _F),
+])
+
+OPERATOR_STATS = pa.schema([
+    ("id", _S), ("project", _S), ("error_class", _S), ("operator", _S), ("success", _B), ("weight", _F),
+    ("source", _S), ("run_id", _S), ("time", _F),
+])
+
+META = pa.schema([("key", _S), ("value", _S)])
+
+TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta")
+
+
+def schema_for(table: str, dim: int) -> pa.Schema:
+    return {"failures": failures(dim), "fixes": FIXES, "decisions": DECISIONS,
+            "operator_stats": OPERATOR_STATS, "meta": META}[table]
+
+
+def _default_sql(kind: pa.DataType) -> str:
+    if pa.types.is_boolean(kind):
+        return "false"
+    if pa.types.is_integer(kind):
+        return "CAST(0 AS INT)"
+    if pa.types.is_floating(kind):
+        return "CAST(0.0 AS DOUBLE)"
+    return "''"
+
+
+def missing_columns(current: pa.Schema, wanted: pa.Schema) -> dict[str, str]:
+    """Columns `wanted` has and `current` lacks, with the SQL expression that fills them."""
+    have = set(current.names)
+    return {f.name: _default_sql(f.type) for f in wanted if f.name not in have and not pa.types.is_fixed_size_list(f.type)}
+
+
+# from_version -> step that brings a store at that version to from_version + 1. Each step gets the
+# open connection and must be safe to run twice (another process may be migrating at the same time).
+MIGRATIONS: dict[int, Callable[[Any], None]] = {}
