@@ -198,15 +198,20 @@ class MemoryStore:
             return []
         return list(np.asarray(self.embedder.embed(list(texts)), dtype=np.float32))
 
+    def _prepared(self, name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rows as stored: secrets redacted, failures embedded."""
+        clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
+        if name == "failures":
+            for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
+                row["vector"], row["embedder"] = vector, self.embedder.name
+        return clean
+
     def add(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
         from . import schema
 
         if not rows:
             return
-        clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
-        if name == "failures":
-            for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
-                row["vector"], row["embedder"] = vector, self.embedder.name
+        clean = self._prepared(name, rows)
         wanted = schema.schema_for(name, self.embedder.dim)
         for row in clean:  # every column present, so older and newer writers agree on the layout
             for f in wanted:
@@ -218,10 +223,7 @@ class MemoryStore:
         """Insert rows whose id is new; keep the stored row otherwise (import, replays of export)."""
         if not rows:
             return
-        clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
-        if name == "failures":
-            for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
-                row["vector"], row["embedder"] = vector, self.embedder.name
+        clean = self._prepared(name, rows)
         table = self.table(name)
         _retry(lambda: table.merge_insert("id").when_not_matched_insert_all().execute(clean))
 
