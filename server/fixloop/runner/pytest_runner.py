@@ -158,7 +158,11 @@ class PytestRunner:
         self._prefetched[key] = self._executor.submit(self._screen, pool, patch, select)
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
-        files = {c.path: c.after for c in patch.changes}
+        try:
+            # Bytes in the file's own encoding, carried through JSON one character per byte.
+            files = {c.path: self.scratch.encoded(c.path, c.after).decode("latin-1") for c in patch.changes}
+        except UnicodeEncodeError as e:
+            return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
         timeout = self.screening_timeout()
         # The child's own limit adds pytest's start-up in the child to the per-test limit.
         return pool.run(files, [*self.pytest_args, "-x", *select], timeout + 3.0, timeout, self.candidate_memory_mb)

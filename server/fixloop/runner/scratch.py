@@ -214,13 +214,15 @@ class Scratch:
     def sources(self) -> dict[str, str]:
         return {name: f.text for name, f in self.files.items()}
 
+    def encoded(self, name: str, text: str) -> bytes:
+        return encode_source(text, self.files[name].encoding if name in self.files else "utf-8")
+
     def write(self, name: str, text: str) -> None:
         path = self.root / name
         if path.is_symlink() or not path.resolve().is_relative_to(self.root.resolve()):
             raise ValueError(f"refusing to write {name}: outside the scratch copy")
-        encoding = self.files[name].encoding if name in self.files else "utf-8"
         # Sandboxed code may have swapped a directory for a symlink since the check: never follow one.
-        write_beneath(self.root, name, encode_source(text, encoding))
+        write_beneath(self.root, name, self.encoded(name, text))
 
     def restore(self, name: str) -> None:
         if name in self.files:

@@ -77,8 +77,8 @@ def _child(request, template, workdir, report):
             if not os.path.realpath(target).startswith(os.path.realpath(workdir) + os.sep):
                 os._exit(71)
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
+            with open(target, "wb") as f:  # the host sends the file's exact bytes, one char per byte
+                f.write(text.encode("latin-1"))
         os.chdir(workdir)
         sys.path[:] = [_moved(p, template, workdir) for p in sys.path]
         if workdir not in sys.path:
