@@ -83,12 +83,17 @@ class IncrementalScanner:
         old = self._src
         start, old_end, new_end = edit_span(old, src)
         old_tree = self._tree
+        # Module bindings (imports, aliases) cannot change when both the removed and the inserted text
+        # lie inside one function body and name no import or global: skip re-collecting them then.
+        local_edit = _in_function_body(old_tree.root_node, start, old_end) and not any(
+            word in text for text in (old[start:old_end], src[start:new_end]) for word in (b"import", b"global"))
         old_tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=new_end,
                       start_point=_point(old, start), old_end_point=_point(old, old_end),
                       new_end_point=_point(src, new_end))
         tree = _parser().parse(src, old_tree)
         root = tree.root_node
-        bindings = collect(root, src)
+        local_edit = local_edit and _in_function_body(root, start, new_end)
+        bindings = self._bindings if local_edit else collect(root, src)
         if bindings.key() != self._bindings.key():
             return self._full(src, tree, bindings)  # an import changed: every call may mean something else
         lo, hi = start, new_end
@@ -116,6 +121,15 @@ class IncrementalScanner:
         self._hits = Matcher(src, root, bindings, self.path, self.is_test).scan()
         self._src, self._tree, self._bindings, self.last_span = src, tree, bindings, None
         return self.findings()
+
+
+def _in_function_body(root: Node, lo: int, hi: int) -> bool:
+    node: Node | None = root.descendant_for_byte_range(lo, max(lo, hi - 1) if hi > lo else lo)
+    while node is not None:
+        if node.type == "block" and node.parent is not None and node.parent.type == "function_definition":
+            return True
+        node = node.parent
+    return False
 
 
 def _statement_lines(root: Node, src: bytes, lo: int, hi: int) -> tuple[int, int]:
