@@ -1,6 +1,6 @@
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import (
-    TextEdit, apply_edits, apply_hunks, hunks, patch_size, rebase_hunks, replace_snippet, unified_diff,
+    TextEdit, apply_edits, apply_hunks, hunks, patch_size, replace_snippet, unified_diff,
 )
 import pytest
 
@@ -38,13 +38,3 @@ def test_hunks_apply_one_by_one_and_together() -> None:
     only_second = apply_hunks(before, [hs[1]])
     assert "line 2\n" in only_second and "LINE 15\n" in only_second
     assert patch_size(Patch((FileChange("f.py", before, after),))) == 4
-
-
-def test_rebase_onto_user_edit_applies_clean_hunks_and_reports_conflicts() -> None:
-    before = "".join(f"line {i}\n" for i in range(20))
-    after = before.replace("line 2\n", "LINE 2\n").replace("line 15\n", "LINE 15\n")
-    hs = hunks(FileChange("f.py", before, after))
-    user = "# header added by the user\n" + before.replace("line 15\n", "user changed 15\n")
-    text, conflicts = rebase_hunks(user, hs)
-    assert "LINE 2\n" in text and "user changed 15\n" in text
-    assert [h.index for h in conflicts] == [1]

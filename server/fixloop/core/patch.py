@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from .model import FileChange, Patch
 
@@ -33,13 +33,6 @@ def apply_edits(source: str, edits: Iterable[TextEdit]) -> str:
         pos = e.end
     out.append(source[pos:])
     return "".join(out)
-
-
-def single_file_patch(
-    path: str, before: str, edits: Iterable[TextEdit], proposer: str, operator: str, summary: str = ""
-) -> Patch:
-    after = apply_edits(before, edits)
-    return Patch((FileChange(path, before, after),), proposer, operator, summary)
 
 
 def replace_snippet(source: str, old: str, new: str) -> str:
@@ -105,40 +98,6 @@ def apply_hunks(before: str, chosen: Sequence[Hunk]) -> str:
             raise ValueError(f"hunk {h.id} does not match the text it was made for")
         lines[h.start : h.end] = list(h.new_lines)
     return "".join(lines)
-
-
-def rebase_hunks(current: str, chosen: Sequence[Hunk]) -> tuple[str, tuple[Hunk, ...]]:
-    """Apply hunks to a text the user changed since: each hunk's old lines must occur exactly once.
-    Returns the new text and the hunks that conflicted (not applied)."""
-    lines = current.splitlines(keepends=True)
-    conflicts: list[Hunk] = []
-    placed: list[tuple[int, Hunk]] = []
-    for h in chosen:
-        width = len(h.old_lines)
-        if width == 0:
-            anchor = _anchor_for_insertion(h, lines)
-            if anchor is None:
-                conflicts.append(h)
-            else:
-                placed.append((anchor, h))
-            continue
-        spots = [i for i in range(len(lines) - width + 1) if tuple(lines[i : i + width]) == h.old_lines]
-        if len(spots) != 1:
-            conflicts.append(h)
-        else:
-            placed.append((spots[0], h))
-    for start, h in sorted(placed, key=lambda p: p[0], reverse=True):
-        lines[start : start + len(h.old_lines)] = list(h.new_lines)
-    return "".join(lines), tuple(conflicts)
-
-
-def _anchor_for_insertion(h: Hunk, lines: list[str]) -> int | None:
-    # A pure insertion carries no text to find again in an edited file: refuse rather than guess.
-    return None
-
-
-def changed_files(patch: Patch) -> Mapping[str, str]:
-    return {c.path: c.after for c in patch.changes}
 
 
 def patch_size(patch: Patch) -> int:
