@@ -19,6 +19,8 @@ GOOD = "def double(x):\n    return x + x\n"
 class FakeRunner:
     """'Tests' are predicates on the source text of m.py."""
 
+    root = None  # no scratch copy: nothing on disk
+
     def __init__(self, sources: Mapping[str, str], flaky_once: bool = False) -> None:
         self._sources = dict(sources)
         self.calls: list[tuple[str, tuple[str, ...], bool]] = []
@@ -177,3 +179,37 @@ def test_token_budget_stops_a_metered_proposer() -> None:
     assert outcome.status is Status.LIMITS
     assert "token budget" in outcome.message
     assert outcome.usage.input_tokens == 1200
+
+
+class NoteLocalizer:
+    """A localizer that costs no test run and says `note` about what it found."""
+
+    runs_tests = False
+
+    def __init__(self, note: str) -> None:
+        self.note = note
+
+    def localize(self, report: object, sources: object, target_tests: object) -> tuple:
+        return ()
+
+
+class Giving(Scripted):
+    """Tries its patches, then leaves a note (as a model does when it stops early)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__(texts)
+        self.notes: list[str] = []
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+        yield from super().propose(ctx)
+        self.notes.append("the model stopped")
+
+
+def test_a_proposers_note_is_an_event_never_the_localizers_note() -> None:
+    bad = ["def double(x):\n    return 0\n"]
+    outcome, events, _ = _run([Giving(bad)], localizer=NoteLocalizer(""))
+    assert outcome.status is Status.GAVE_UP
+    assert outcome.message == "no candidate made the failing tests pass (1 tried)"
+    assert [e.data["message"] for e in events if e.kind == "note"] == ["the model stopped"]
+    outcome, _, _ = _run([Giving(bad)], localizer=NoteLocalizer("test_b needs test_a first"))
+    assert outcome.message == "no candidate made the failing tests pass (1 tried); test_b needs test_a first"

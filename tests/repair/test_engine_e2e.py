@@ -23,6 +23,8 @@ BEFORE = "a = 1\nb = 2\nc = 3\n"
 class ScriptedRunner:
     """A fake test runner: the tests pass exactly for the sources listed as good."""
 
+    root = None  # no scratch copy: nothing on disk
+
     def __init__(self, good: set[str]) -> None:
         self.good = good
         self.screened: list[str] = []

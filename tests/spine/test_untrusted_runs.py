@@ -86,6 +86,8 @@ class _Scripted:
 class _Runner:
     """Baseline: t1 fails, t2 passes, t3 was never reached. Candidate outcomes come from a table."""
 
+    root = None  # no scratch copy: nothing on disk
+
     def __init__(self, table: dict[str, tuple[TestResult, ...]]) -> None:
         self.table = table
 

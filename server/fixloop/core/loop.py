@@ -6,7 +6,7 @@ every side effect goes through `Ports`.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from collections import deque
 from typing import Generator, Iterator
 
@@ -22,228 +22,291 @@ from .model import (
     Usage,
     Verdict,
 )
+from .guard import rejection
 from .patch import patch_size, unified_diff
-from .ports import Metered, Ports, Prefetching, ProposalContext, Proposer, Reflector
+from .ports import Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 
 Run = Generator[Event, None, Outcome]
 
-# A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
-HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed",
-                 "atexit", "os._exit", "sys.settrace")
-HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
-                           "usercustomize.py"})
+@dataclass(frozen=True)
+class _End:
+    """How a run ends. `keep_baseline` is False for a cancellation seen before the candidates: the
+    outcome then carries no baseline, as nothing was learned from it."""
+
+    status: Status
+    message: str
+    patch: Patch | None = None
+    flaky: tuple[str, ...] = ()
+    keep_baseline: bool = True
 
 
-class _State:
-    def __init__(self, run_id: str, started: float) -> None:
+_CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
+
+
+def run(task: Task, ports: Ports, run_id: str) -> Run:
+    r = _Run(task, ports, run_id)
+    yield r.event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
+    end = yield from r.take_baseline()  # 1. which tests fail now, and do they fail reliably?
+    if end is not None:
+        return (yield from r.finish(end))
+    ctx = r.context()
+    yield from r.retrieve(ctx)  # 2. what memory knows about failures like this one
+    note = yield from r.localize(ctx)  # 3. where the fault probably is
+    if ports.cancelled():
+        return (yield from r.finish(_CANCELLED))
+    stop = yield from r.search(ctx)  # 4-7. propose, check, run, reflect, learn; cheapest proposer first
+    return (yield from r.finish(r.verdict(stop, note), ctx))
+
+
+class _Run:
+    """One run's counters and the phases of `run`, each a generator of events returning its result."""
+
+    def __init__(self, task: Task, ports: Ports, run_id: str) -> None:
+        self.task = task
+        self.ports = ports
         self.run_id = run_id
-        self.started = started
+        self.started = ports.now()
         self.iterations = 0
         self.candidates = 0
         self.test_runs = 0
         self.plausible: list[Patch] = []
+        self.winner: Patch | None = None
         self.seen: set[tuple[tuple[str, str], ...]] = set()
         self.durations: dict[str, float] = {}
         self.last_signatures: list[str] = []
         self.lookahead = 0
+        self.baseline: TestReport | None = None
+        self.targets: tuple[str, ...] = ()
+        self.must_keep_passing: frozenset[str] = frozenset()
+        self.failing_before: frozenset[str] = frozenset()
 
+    def event(self, kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
+        return Event(kind, self.run_id, self.ports.now(), phase, candidate, data)
 
-def run(task: Task, ports: Ports, run_id: str) -> Run:
-    s = _State(run_id, ports.now())
+    # ---- 1. baseline -------------------------------------------------------------------------
+    def take_baseline(self) -> Generator[Event, None, _End | None]:
+        """Run the selection as it is; the end of the run when there is nothing to repair."""
+        ports, task = self.ports, self.task
+        t0 = ports.now()
+        baseline = self.baseline = ports.runner.run(None, task.scope.selection(), fail_fast=False)
+        self.test_runs += 1
+        self.durations["baseline"] = ports.now() - t0
+        yield self.event("baseline", "baseline", **_counts(baseline), signature=report_signature(baseline))
+        if baseline.problem:
+            return _End(Status.ERROR, baseline.problem)
+        if not baseline.results and not baseline.collection_errors:
+            return _End(Status.NOTHING_TO_FIX, "no tests were collected")
+        targets = tuple(r.nodeid for r in baseline.failed)
+        if not targets and not baseline.collection_errors and not baseline.timed_out:
+            return _End(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass")
+        if ports.cancelled():
+            return _CANCELLED
+        if targets and not baseline.collection_errors:
+            # The same selection as the baseline: a failure that depends on test order is not flakiness.
+            rerun = ports.runner.run(None, task.scope.selection(), fail_fast=False)
+            self.test_runs += 1
+            flaky = tuple(r.nodeid for r in rerun.results if r.outcome == "passed" and r.nodeid in targets)
+            if flaky and len(flaky) == len(targets):
+                return _End(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
+                            flaky=flaky)
+            targets = tuple(t for t in targets if t not in flaky)
+        self.targets = targets
+        self.must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
+        self.failing_before = frozenset(r.nodeid for r in baseline.failed)
+        return _CANCELLED if ports.cancelled() else None
 
-    def event(kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
-        return Event(kind, run_id, ports.now(), phase, candidate, data)
+    def context(self) -> ProposalContext:
+        ports, baseline, targets = self.ports, self.baseline, self.targets
+        assert baseline is not None
+        sources = ports.runner.sources()
+        ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
+                              workspace=ports.runner.root)
+        return ctx
 
-    def finish(status: Status, message: str, ctx: ProposalContext | None, baseline: TestReport | None,
-               patch: Patch | None = None, flaky: tuple[str, ...] = ()) -> Outcome:
-        s.durations["total"] = ports.now() - s.started
-        outcome = Outcome(
-            status=status, run_id=run_id, message=message, patch=patch,
-            attempts=tuple(ctx.attempts) if ctx else (), baseline=baseline,
-            iterations=s.iterations, candidates_evaluated=s.candidates, test_runs=s.test_runs,
-            plausible=len(s.plausible), usage=_usage(ports), durations=dict(s.durations), flaky=flaky,
-        )
-        if ports.memory is not None:
-            ports.memory.record_outcome(outcome, ctx)
-        return outcome
+    # ---- 2. retrieve, 3. localize ------------------------------------------------------------
+    def retrieve(self, ctx: ProposalContext) -> Iterator[Event]:
+        memory = self.ports.memory
+        if memory is not None:
+            ctx.lessons = memory.recall(ctx.baseline, ctx.sources)
+            ctx.priors = memory.priors(ctx.baseline)
+            yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons))
 
-    def _cancelled() -> Run:
-        outcome = finish(Status.CANCELLED, "cancelled", None, None)
-        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
-        return outcome
+    def localize(self, ctx: ProposalContext) -> Generator[Event, None, str]:
+        """Rank suspect lines; returns what the localizer found worth saying (said again if nothing fixes it)."""
+        localizer = self.ports.localizer
+        t0 = self.ports.now()
+        note = ""
+        if localizer is not None:
+            ctx.suspects = localizer.localize(ctx.baseline, ctx.sources, self.targets)
+            self.test_runs += 1 if localizer.runs_tests else 0
+            note = localizer.note
+        self.durations["localize"] = self.ports.now() - t0
+        yield self.event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]],
+                         note=note)
+        return note
 
-    yield event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
-
-    # 1. Baseline: which tests fail now, and do they fail reliably?
-    t0 = ports.now()
-    baseline = ports.runner.run(None, task.scope.selection(), fail_fast=False)
-    s.test_runs += 1
-    s.durations["baseline"] = ports.now() - t0
-    yield event("baseline", "baseline", **_counts(baseline), signature=report_signature(baseline))
-    if baseline.problem:
-        outcome = finish(Status.ERROR, baseline.problem, None, baseline)
-        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
-        return outcome
-    if not baseline.results and not baseline.collection_errors:
-        outcome = finish(Status.NOTHING_TO_FIX, "no tests were collected", None, baseline)
-        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
-        return outcome
-    targets = tuple(r.nodeid for r in baseline.failed)
-    if not targets and not baseline.collection_errors and not baseline.timed_out:
-        outcome = finish(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass", None, baseline)
-        yield event("finished", "done", status=outcome.status.value, message=outcome.message)
-        return outcome
-    if ports.cancelled():
-        return (yield from _cancelled())
-    if targets and not baseline.collection_errors:
-        # The same selection as the baseline: a failure that depends on test order is not flakiness.
-        rerun = ports.runner.run(None, task.scope.selection(), fail_fast=False)
-        s.test_runs += 1
-        flaky = tuple(r.nodeid for r in rerun.results if r.outcome == "passed" and r.nodeid in targets)
-        if flaky and len(flaky) == len(targets):
-            outcome = finish(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
-                             None, baseline, flaky=flaky)
-            yield event("finished", "done", status=outcome.status.value, message=outcome.message, flaky=list(flaky))
-            return outcome
-        targets = tuple(t for t in targets if t not in flaky)
-    must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
-    failing_before = frozenset(r.nodeid for r in baseline.failed)
-    if ports.cancelled():
-        return (yield from _cancelled())
-
-    sources = ports.runner.sources()
-    ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
-                          workspace=getattr(ports.runner, "root", None))
-
-    # 2. Retrieve what memory knows about failures like this one.
-    if ports.memory is not None:
-        ctx.lessons = ports.memory.recall(baseline, sources)
-        ctx.priors = ports.memory.priors(baseline)
-        yield event("retrieved", "retrieve", lessons=len(ctx.lessons))
-
-    # 3. Localize.
-    t0 = ports.now()
-    if ports.localizer is not None:
-        ctx.suspects = ports.localizer.localize(baseline, sources, targets)
-        s.test_runs += 1 if getattr(ports.localizer, "runs_tests", False) else 0
-    s.durations["localize"] = ports.now() - t0
-    note = str(getattr(ports.localizer, "note", ""))
-    yield event("localized", "localize", suspects=[f"{x.path}:{x.line}" for x in ctx.suspects[:10]], note=note)
-    if ports.cancelled():
-        return (yield from _cancelled())
-
-    # 4-7. Propose, check, run, reflect, learn; cheapest proposer first.
-    t_candidates = ports.now()
-    stop: tuple[Status, str] | None = None
-    winner: Patch | None = None
-    for proposer in ports.proposers:
-        s.last_signatures.clear()
-        for patch, early_verdict in _checked_ahead(proposer, ctx, ports, targets):
-            for note in _notes(proposer):
-                yield event("note", "propose", proposer=proposer.name, message=note)
-            stop = _limit_reached(task, s, ports)
-            if stop:
+    # ---- 4-7. candidates ---------------------------------------------------------------------
+    def search(self, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
+        """Each proposer in turn until one fixes it or a limit stops the run (then: that end)."""
+        t0 = self.ports.now()
+        stop: _End | None = None
+        for proposer in self.ports.proposers:
+            stop = yield from self.try_proposer(proposer, ctx)
+            yield from self.notes(proposer)
+            if not stop and not self.winner:
+                stop = _limit_reached(self.task, self, self.ports)  # a proposer out of budget ends the run here
+            if stop or self.winner:
                 break
-            if winner is not None:
+        self.durations["candidates"] = self.ports.now() - t0
+        return stop
+
+    def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
+        self.last_signatures.clear()
+        for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets):
+            yield from self.notes(proposer)
+            stop = _limit_reached(self.task, self, self.ports)
+            if stop:
+                return stop
+            if self.winner is not None:
                 # Overfitting guard: look a little further for a smaller patch that also passes everything.
-                s.lookahead += 1
-                if s.lookahead > task.limits.plausible_lookahead:
-                    break
-                if patch_size(patch) >= patch_size(winner):
+                self.lookahead += 1
+                if self.lookahead > self.task.limits.plausible_lookahead:
+                    return None
+                if patch_size(patch) >= patch_size(self.winner):
                     continue
-            if patch.key() in s.seen:
+            if patch.key() in self.seen:
                 continue
-            s.seen.add(patch.key())
-            s.candidates += 1
-            s.iterations += 1 if proposer.adaptive else 0
-            index = s.candidates
-            diff = unified_diff(patch)
-            yield event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
-                        summary=patch.summary, diff=diff, iteration=s.iterations, tokens=_usage(ports).tokens)
+            self.seen.add(patch.key())
+            attempt = yield from self.evaluate(proposer, patch, early_verdict, ctx)
+            if attempt.status == "plausible" and proposer.adaptive:
+                return None  # never ask a model for more after a fix: that costs tokens
+            if attempt.status == "failed" and proposer.adaptive:
+                stop = yield from self.breaker(attempt)
+                if stop:
+                    return stop
+        return None
 
-            attempt, bad = _guard(patch, index, ports)
-            if bad:
+    def evaluate(self, proposer: Proposer, patch: Patch, early_verdict: Verdict | None,
+                 ctx: ProposalContext) -> Generator[Event, None, Attempt]:
+        """One candidate: the integrity guard, the safety check, its tests, and a reflection when it fails."""
+        ports = self.ports
+        self.candidates += 1
+        self.iterations += 1 if proposer.adaptive else 0
+        index = self.candidates
+        yield self.event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
+                         summary=patch.summary, diff=unified_diff(patch), iteration=self.iterations,
+                         tokens=_usage(ports).tokens)
+        rejected = rejection(patch, index, ports.is_test_file)
+        if rejected is not None:
+            ctx.attempts.append(rejected)
+            yield self.event("checked", "check", index, ok=False, reason=rejected.note)
+            return rejected
+        if ports.safety is not None:
+            verdict = early_verdict or ports.safety.check(patch)
+            yield self.event("checked", "check", index, ok=verdict.ok, reason=verdict.reason,
+                             findings=[f"{f.code} {f.path}:{f.line} {f.message}" for f in verdict.findings])
+            if not verdict.ok:
+                attempt = Attempt(index, patch, "unsafe", verdict=verdict, note=verdict.reason)
                 ctx.attempts.append(attempt)
-                yield event("checked", "check", index, ok=False, reason=attempt.note)
-                continue
-            if ports.safety is not None:
-                verdict = early_verdict or ports.safety.check(patch)
-                yield event("checked", "check", index, ok=verdict.ok, reason=verdict.reason,
-                            findings=[f"{f.code} {f.path}:{f.line} {f.message}" for f in verdict.findings])
-                if not verdict.ok:
-                    ctx.attempts.append(Attempt(index, patch, "unsafe", verdict=verdict, note=verdict.reason))
-                    continue
+                return attempt
+        attempt = self.test(patch, index)
+        assert attempt.report is not None
+        yield self.event("tested", "run", index, status=attempt.status, iteration=self.iterations,
+                         tokens=_usage(ports).tokens, **_counts(attempt.report))
+        if attempt.status == "plausible":
+            self.plausible.append(patch)
+            self.winner = _smallest(self.plausible)
+            self.learn(attempt, ctx)
+            return attempt
+        attempt = replace(attempt, reflection=_reflect(proposer, attempt, ctx, self.targets))
+        self.learn(attempt, ctx)
+        assert attempt.reflection is not None
+        yield self.event("reflected", "reflect", index, signature=attempt.reflection.signature,
+                         hypothesis=attempt.reflection.root_cause)
+        return attempt
 
-            t0 = ports.now()
-            report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
-            s.test_runs += 1
-            status = "failed"
-            if _targets_pass(report, targets):
-                full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
-                s.test_runs += 1
-                # Targets must really pass (not xfail), passing tests keep passing (missing counts as
-                # broken), and no test fails that did not fail before (a cut-short baseline hides some).
-                passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
-                broken = sorted((must_keep_passing | set(targets)) - passing_now)
-                broken += sorted({r.nodeid for r in full.failed} - failing_before)
-                if not full.problem and not full.timed_out and not full.collection_errors and not broken:
-                    status = "plausible"
-                report = full
-            attempt = Attempt(index, patch, status, report=report, duration=ports.now() - t0)
-            yield event("tested", "run", index, status=status, iteration=s.iterations, tokens=_usage(ports).tokens,
-                        **_counts(report))
+    def learn(self, attempt: Attempt, ctx: ProposalContext) -> None:
+        ctx.attempts.append(attempt)
+        if self.ports.memory is not None:
+            self.ports.memory.record_attempt(self.run_id, attempt, ctx)
 
-            if status == "plausible":
-                s.plausible.append(patch)
-                ctx.attempts.append(attempt)
-                if ports.memory is not None:
-                    ports.memory.record_attempt(run_id, attempt, ctx)
-                winner = _smallest(s.plausible)
-                if proposer.adaptive:
-                    break  # never ask a model for more after a fix: that costs tokens
-                continue
+    def test(self, patch: Patch, index: int) -> Attempt:
+        """The failing tests first (stop at the first failure), then the whole selection."""
+        ports, task, targets = self.ports, self.task, self.targets
+        t0 = ports.now()
+        report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
+        self.test_runs += 1
+        status = "failed"
+        if _targets_pass(report, targets):
+            full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
+            self.test_runs += 1
+            # Targets must really pass (not xfail), passing tests keep passing (missing counts as
+            # broken), and no test fails that did not fail before (a cut-short baseline hides some).
+            passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
+            broken = sorted((self.must_keep_passing | set(targets)) - passing_now)
+            broken += sorted({r.nodeid for r in full.failed} - self.failing_before)
+            if not full.problem and not full.timed_out and not full.collection_errors and not broken:
+                status = "plausible"
+            report = full
+        return Attempt(index, patch, status, report=report, duration=ports.now() - t0)
 
-            reflection = _reflect(proposer, attempt, ctx, targets)
-            attempt = replace(attempt, reflection=reflection)
-            ctx.attempts.append(attempt)
-            if ports.memory is not None:
-                ports.memory.record_attempt(run_id, attempt, ctx)
-            yield event("reflected", "reflect", index, signature=reflection.signature,
-                        hypothesis=reflection.root_cause)
+    def breaker(self, attempt: Attempt) -> Generator[Event, None, _End | None]:
+        """An adaptive proposer that meets the same failure `breaker_repeats` times in a row is stopped."""
+        assert attempt.reflection is not None
+        repeats = self.task.limits.breaker_repeats
+        self.last_signatures.append(attempt.reflection.signature)
+        tail = self.last_signatures[-repeats:]
+        if len(tail) < repeats or len(set(tail)) != 1:
+            return None
+        message = (f"the same failure came back {repeats} times in a row "
+                   f"({attempt.reflection.signature[:160]}); stopping instead of repeating it")
+        yield self.event("breaker", "reflect", attempt.index, message=message)
+        return _End(Status.GAVE_UP, message)
 
-            if proposer.adaptive:
-                s.last_signatures.append(reflection.signature)
-                tail = s.last_signatures[-task.limits.breaker_repeats:]
-                if len(tail) == task.limits.breaker_repeats and len(set(tail)) == 1:
-                    message = (f"the same failure came back {task.limits.breaker_repeats} times in a row "
-                               f"({reflection.signature[:160]}); stopping instead of repeating it")
-                    yield event("breaker", "reflect", index, message=message)
-                    stop = (Status.GAVE_UP, message)
-                    break
-        for note in _notes(proposer):
-            yield event("note", "propose", proposer=proposer.name, message=note)
-        if not stop and not winner:
-            stop = _limit_reached(task, s, ports)  # a proposer that ran out of budget ends the run here
-        if stop or winner:
-            break
-    s.durations["candidates"] = ports.now() - t_candidates
+    def notes(self, proposer: Proposer) -> Iterator[Event]:
+        """A proposer's messages, shown once each (e.g. "no API key")."""
+        if isinstance(proposer, Noting):
+            notes = list(proposer.notes)
+            proposer.notes.clear()
+            for note in notes:
+                yield self.event("note", "propose", proposer=proposer.name, message=str(note))
 
-    if winner is not None:
-        outcome = finish(Status.FIXED, f"fixed by {winner.proposer}/{winner.operator}: {winner.summary}",
-                         ctx, baseline, patch=winner)
-    elif stop is not None:
-        outcome = finish(stop[0], stop[1], ctx, baseline)
-    elif baseline.collection_errors:
-        outcome = finish(Status.GAVE_UP, "the tests could not be collected and no candidate fixed it "
-                         f"({s.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}",
-                         ctx, baseline)
-    else:
-        outcome = finish(Status.GAVE_UP, f"no candidate made the failing tests pass ({s.candidates} tried)"
-                         + (f"; {note}" if note else ""), ctx, baseline)
-    yield event("finished", "done", status=outcome.status.value, message=outcome.message,
-                diff=unified_diff(outcome.patch) if outcome.patch else "")
-    return outcome
+    # ---- the end -----------------------------------------------------------------------------
+    def verdict(self, stop: _End | None, note: str) -> _End:
+        """How the candidates ended: the smallest plausible fix, a limit, or giving up (and why)."""
+        baseline = self.baseline
+        assert baseline is not None
+        if self.winner is not None:
+            w = self.winner
+            return _End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}", patch=w)
+        if stop is not None:
+            return stop
+        if baseline.collection_errors:
+            return _End(Status.GAVE_UP, "the tests could not be collected and no candidate fixed it "
+                        f"({self.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}")
+        return _End(Status.GAVE_UP, f"no candidate made the failing tests pass ({self.candidates} tried)"
+                    + (f"; {note}" if note else ""))
+
+    def finish(self, end: _End, ctx: ProposalContext | None = None) -> Generator[Event, None, Outcome]:
+        """The one way out: the outcome, told to memory, then the "finished" event (with the diff once
+        candidates were tried)."""
+        self.durations["total"] = self.ports.now() - self.started
+        outcome = Outcome(
+            status=end.status, run_id=self.run_id, message=end.message, patch=end.patch,
+            attempts=tuple(ctx.attempts) if ctx else (), baseline=self.baseline if end.keep_baseline else None,
+            iterations=self.iterations, candidates_evaluated=self.candidates, test_runs=self.test_runs,
+            plausible=len(self.plausible), usage=_usage(self.ports), durations=dict(self.durations), flaky=end.flaky,
+        )
+        if self.ports.memory is not None:
+            self.ports.memory.record_outcome(outcome, ctx)
+        data: dict[str, object] = {"status": outcome.status.value, "message": outcome.message}
+        if end.flaky:
+            data["flaky"] = list(end.flaky)
+        if ctx is not None:
+            data["diff"] = unified_diff(outcome.patch) if outcome.patch else ""
+        yield self.event("finished", "done", **data)
+        return outcome
 
 
 def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...]
@@ -258,7 +321,7 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
     window: deque[tuple[Patch, Verdict | None]] = deque()
     for patch in proposer.propose(ctx):
         verdict = ports.safety.check(patch) if ports.safety is not None else None
-        if (verdict is None or verdict.ok) and not _guard(patch, 0, ports)[1]:
+        if (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
             ports.runner.prefetch(patch, targets)
         window.append((patch, verdict))
         if len(window) >= width:
@@ -266,45 +329,24 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
     yield from window
 
 
-def _limit_reached(task: Task, s: _State, ports: Ports) -> tuple[Status, str] | None:
+def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
     """Every limit is checked here, and only here."""
     limits = task.limits
     if ports.cancelled():
-        return Status.CANCELLED, "cancelled"
+        return _End(Status.CANCELLED, "cancelled")
     if ports.now() - s.started > limits.wall_seconds:
-        return Status.LIMITS, f"wall-time limit of {limits.wall_seconds:.0f} s reached"
+        return _End(Status.LIMITS, f"wall-time limit of {limits.wall_seconds:.0f} s reached")
     if s.candidates >= limits.max_candidates:
-        return Status.LIMITS, f"candidate limit of {limits.max_candidates} reached"
+        return _End(Status.LIMITS, f"candidate limit of {limits.max_candidates} reached")
     if s.iterations >= limits.max_iterations:
-        return Status.LIMITS, f"iteration limit of {limits.max_iterations} reached"
+        return _End(Status.LIMITS, f"iteration limit of {limits.max_iterations} reached")
     usage = _usage(ports)
     if usage.tokens > limits.max_tokens:
-        return Status.LIMITS, f"token budget of {limits.max_tokens} exceeded ({usage.tokens} spent)"
+        return _End(Status.LIMITS, f"token budget of {limits.max_tokens} exceeded ({usage.tokens} spent)")
     if usage.cost_usd > limits.max_cost_usd:
-        return Status.LIMITS, f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)"
+        return _End(Status.LIMITS,
+                    f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)")
     return None
-
-
-def _guard(patch: Patch, index: int, ports: Ports) -> tuple[Attempt, bool]:
-    """The test-integrity guard: candidates may not edit tests, skip them, or reach for the test harness."""
-    for change in patch.changes:
-        if ports.is_test_file(change.path):
-            return Attempt(index, patch, "rejected", note=f"edits a test file ({change.path})"), True
-        if change.path.startswith(".fixloop") or change.path.rsplit("/", 1)[-1] in HARNESS_FILES:
-            return Attempt(index, patch, "rejected", note=f"edits the test harness ({change.path})"), True
-        reaching = [w for w in HARNESS_WORDS if change.after.count(w) > change.before.count(w)]
-        if reaching:
-            return Attempt(index, patch, "rejected",
-                           note=f"reaches into the test harness ({', '.join(reaching)} in {change.path})"), True
-        added = change.after.count("pytest.mark.skip") + change.after.count("pytest.mark.xfail") + \
-            change.after.count("pytest.skip(") + change.after.count("pytest.xfail(")
-        removed = change.before.count("pytest.mark.skip") + change.before.count("pytest.mark.xfail") + \
-            change.before.count("pytest.skip(") + change.before.count("pytest.xfail(")
-        if added > removed:
-            return Attempt(index, patch, "rejected", note=f"adds a skip or xfail marker ({change.path})"), True
-    if not patch.changes or all(c.before == c.after for c in patch.changes):
-        return Attempt(index, patch, "rejected", note="empty patch"), True
-    return Attempt(index, patch, "pending"), False
 
 
 def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
@@ -325,16 +367,6 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
 
 def _smallest(plausible: list[Patch]) -> Patch:
     return min(plausible, key=patch_size)
-
-
-def _notes(proposer: object) -> list[str]:
-    """Messages a proposer wants the run to show once (e.g. "no API key"); drained as they are read."""
-    notes = getattr(proposer, "notes", None)
-    if not isinstance(notes, list) or not notes:
-        return []
-    out = [str(n) for n in notes]
-    notes.clear()
-    return out
 
 
 def _usage(ports: Ports) -> Usage:

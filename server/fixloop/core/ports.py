@@ -45,6 +45,14 @@ class Proposer(Protocol):
 
 
 @runtime_checkable
+class Noting(Protocol):
+    """A proposer with messages the run should show once (e.g. "no API key"). The loop turns each into
+    a "note" event and clears the list."""
+
+    notes: list[str]
+
+
+@runtime_checkable
 class Reflector(Protocol):
     def reflect(self, attempt: Attempt, ctx: ProposalContext) -> Reflection | None: ...
 
@@ -58,6 +66,10 @@ class Metered(Protocol):
 
 class TestRunner(Protocol):
     __test__ = False
+
+    @property
+    def root(self) -> Path | None:
+        """The scratch copy the tests run in (proposers may read it), or None when there is no copy."""
 
     def sources(self) -> Mapping[str, str]: ...
 
@@ -79,6 +91,11 @@ class Prefetching(Protocol):
 
 
 class Localizer(Protocol):
+    # True when `localize` runs the tests (it counts as a test run).
+    runs_tests: bool
+    # What the last `localize` found worth saying (e.g. a test that depends on another); "" when nothing.
+    note: str
+
     def localize(
         self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]
     ) -> tuple[Suspect, ...]: ...
