@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 from typing import Callable, Mapping
 
-from .config import Settings
+from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
-from .core.model import Scope, Task
-from .core.ports import Ports, Proposer
+from .core.model import Finding, Scope, Task
+from .core.ports import Ports, Proposer, ReviewMemory
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
@@ -18,6 +18,7 @@ from .memory.replay import MemoryReplayProposer
 from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
+from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
 
@@ -70,3 +71,24 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         cancelled=cancelled,
         now=now,
     )
+
+
+# ---- the language server's adapters, outside a run -------------------------------------------------
+def make_editor_scanner(path: str) -> Callable[[str], list[Finding]]:
+    """The safety rules for one open document, re-scanning only what each edit changed. Rules about
+    generated code only stay out of the editor (`catalog.EDITOR_CODES`)."""
+    return rules.IncrementalScanner(path, codes=catalog.EDITOR_CODES).update
+
+
+def editor_safety_scan(text: str, path: str) -> list[Finding]:
+    """The same findings as `make_editor_scanner`, from a whole-text scan."""
+    return rules.scan(text, path, codes=catalog.EDITOR_CODES)
+
+
+def bandit_findings(text: str, path: str) -> list[Finding]:
+    return list(bandit_scan.scan_text(text, path))
+
+
+def make_review_memory(settings: MemorySettings, workspace: Path) -> ReviewMemory | None:
+    """The project's learning memory for the editor (patterns, review decisions, forget), or None when off."""
+    return make_memory(settings, workspace)

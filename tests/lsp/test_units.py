@@ -5,7 +5,8 @@ from __future__ import annotations
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import hunks
 from fixloop.lsp.parsing import to_bytes
-from fixloop.lsp.review import apply_line_edits, line_edits, line_offsets, place, position_at, proposal_from, taken
+from fixloop.lsp.positions import line_offsets, position_at, units_for
+from fixloop.lsp.review import apply_line_edits, line_edits, place, proposal_from, taken
 from fixloop.lsp.settings import overlay, parse_options
 
 BEFORE = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n"
@@ -57,6 +58,10 @@ def test_positions_count_lsp_lines_and_client_units() -> None:
     assert position_at(text, text.index("'", 8) + 1, utf16) == (1, 8)  # the emoji is 2 UTF-16 units
     assert position_at(text, len(text), len) == (2, 4)
     assert line_offsets("a\nbb\n") == [0, 2, 5]
+    from lsprotocol.types import PositionEncodingKind
+
+    assert units_for(PositionEncodingKind.Utf8)("é😀") == 6 and units_for("utf-32")("é😀") == 2
+    assert units_for(None)("é😀") == 3  # UTF-16 unless the client chose otherwise
 
 
 def test_proposal_hunk_json_follows_the_contract() -> None:
@@ -84,33 +89,19 @@ def test_lone_surrogates_encode_without_error() -> None:
 
 
 def test_memory_pattern_hits_become_diagnostics() -> None:
-    """fixloop.memory's PatternHit (path, line, column, end_line, end_column, shape, count, fix_summary,
-    fix_id) read through the seam, then shown as an FL-M001 diagnostic over the statement."""
-    from dataclasses import dataclass
-
+    """fixloop.memory's PatternHit, as the ReviewMemory port returns it, shown as an FL-M001 diagnostic
+    over the statement."""
+    from fixloop.core.model import PatternHit
     from fixloop.lsp.diagnostics import memory_diagnostic
-    from fixloop.lsp.providers import _as_pattern
-
-    @dataclass(frozen=True)
-    class PatternHit:
-        path: str
-        line: int
-        column: int
-        end_line: int
-        end_column: int
-        shape: str
-        count: int
-        fix_summary: str
-        fix_id: str
+    from fixloop.lsp.providers import as_pattern
 
     hit = PatternHit("m.py", 2, 4, 2, 24, "if ID > ID :", 3, "if q > LIMIT: -> if q >= LIMIT:", "fix-1")
-    pattern = _as_pattern(hit)
-    assert pattern is not None and pattern.memory_id == "fix-1"
+    pattern = as_pattern(hit)
+    assert pattern.memory_id == "fix-1"
     assert pattern.message == "this shape failed 3 times in this project; fixed by if q > LIMIT: -> if q >= LIMIT:"
     d = memory_diagnostic(pattern, ["def f(q):", "    if q > LIMIT: return 1"], len)
     assert d["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 24}}
     assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1"}
-    assert _as_pattern({"no": "line"}) is None
 
 
 def test_progress_messages_put_the_phase_first() -> None:

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+import inspect
+from typing import Any, Callable, Mapping
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..core.integrity import is_test_file
 from ..core.model import Scope
-from .code_actions import test_at
-from .paths import BadInput, is_python, open_document, read_disk_text, relative_path
+from .contract import ACCEPT, CANCEL, FIX, FORGET, REJECT, SHOW_RUN
+from .diagnostics import DiagnosticsEngine
+from .editor import Editor
+from .parsing import test_at
+from .paths import BadInput, is_python, read_disk_text, relative_path
+from .review_edits import Reviewer
+from .runs import RunManager
 
-if TYPE_CHECKING:
-    from .server import FixloopServer
-
-FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET = (
-    "fixloop.fix", "fixloop.cancel", "fixloop.showRun", "fixloop.accept", "fixloop.reject", "fixloop.forget")
+Handler = Callable[[Mapping[str, Any]], Any]  # the command's argument -> its result (or an awaitable of it)
 SCOPES = ("workspace", "file", "test", "position")
 
 
@@ -47,9 +49,9 @@ def hunk_ids(arg: Mapping[str, Any], command: str) -> list[str] | None:
     return value
 
 
-def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
+def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
     """The contract's scopes -> the loop's: workspace, the tests of a file, one node id, the test at a position."""
-    root = server.root
+    root = editor.root()
     if root is None:
         raise BadInput("no workspace folder is open: open the project's folder to fix it")
     scope = text_field(arg, "scope", FIX) or ("file" if arg.get("uri") else "workspace")
@@ -60,7 +62,7 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
         return Scope()
     rel = relative_path(root, uri) if uri else None
     if rel is not None:
-        doc = open_document(server.workspace, uri)
+        doc = editor.document(uri)
         if not is_python(rel, doc.language_id if doc else None):
             raise BadInput(f"{rel} is not a Python file; fixloop fixes Python projects")
     if scope == "test":
@@ -76,8 +78,8 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
     position = arg.get("position")
     if not isinstance(position, Mapping) or not isinstance(position.get("line"), int) or position["line"] < 0:
         raise BadInput(f"{FIX}: scope 'position' needs \"position\": {{\"line\": n, \"character\": n}}")
-    doc = open_document(server.workspace, uri)
-    limit = server.config.settings.diagnostics.max_file_bytes
+    doc = editor.document(uri)
+    limit = editor.max_file_bytes()
     text = doc.source if doc is not None else read_disk_text(root, rel, limit)
     if len(text) > limit:
         raise BadInput(f"{rel} is over the {limit}-character limit; skipped")
@@ -89,43 +91,34 @@ def fix_scope(server: "FixloopServer", arg: Mapping[str, Any]) -> Scope:
     return Scope()
 
 
-def register(server: "FixloopServer") -> None:
-    def guarded(command: str, handler: Any) -> Any:
-        async def run(ls: Any, *args: Any) -> Any:  # plain annotations: pygls resolves them
-            try:
-                result = handler(ls, argument(command, args))
-                if hasattr(result, "__await__"):
-                    result = await result
-                return result
-            except BadInput as e:
-                raise JsonRpcInvalidParams(message=str(e)) from None
+def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: DiagnosticsEngine
+             ) -> dict[str, Handler]:
+    """Every command of the contract, by id."""
 
-        run.__name__ = command.replace(".", "_")
-        return run
-
-    def fix(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
-        return ls.runs.submit(fix_scope(ls, arg))
-
-    def cancel(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
-        return {"cancelled": ls.runs.cancel(text_field(arg, "run_id", CANCEL))}
-
-    def show_run(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any] | None:
-        return ls.review.show(text_field(arg, "run_id", SHOW_RUN))
-
-    async def accept(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
-        return await ls.review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT))
-
-    def reject(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
-        return ls.review.reject(text_field(arg, "run_id", REJECT), hunk_ids(arg, REJECT))
-
-    def forget(ls: "FixloopServer", arg: Mapping[str, Any]) -> dict[str, Any]:
+    def forget(arg: Mapping[str, Any]) -> dict[str, Any]:
         memory_id = text_field(arg, "id", FORGET, required=True)
         assert memory_id is not None
-        forgotten = ls.diagnostics.provider.forget(memory_id)
-        if forgotten:
-            ls.diagnostics.refresh_all()
-        return {"forgotten": forgotten}
+        return {"forgotten": diagnostics.forget(memory_id)}
 
-    for name, handler in ((FIX, fix), (CANCEL, cancel), (SHOW_RUN, show_run), (ACCEPT, accept),
-                          (REJECT, reject), (FORGET, forget)):
-        server.command(name)(guarded(name, handler))
+    return {
+        FIX: lambda arg: runs.submit(fix_scope(editor, arg)),
+        CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
+        SHOW_RUN: lambda arg: review.show(text_field(arg, "run_id", SHOW_RUN)),
+        ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),
+        REJECT: lambda arg: review.reject(text_field(arg, "run_id", REJECT), hunk_ids(arg, REJECT)),
+        FORGET: forget,
+    }
+
+
+def guarded(command: str, handler: Handler) -> Callable[..., Any]:
+    """A pygls command function: one JSON object in, bad input answered with -32602 and its message."""
+
+    async def run(ls: Any, *args: Any) -> Any:  # plain annotations: pygls resolves them
+        try:
+            result = handler(argument(command, args))
+            return (await result) if inspect.isawaitable(result) else result
+        except BadInput as e:
+            raise JsonRpcInvalidParams(message=str(e)) from None
+
+    run.__name__ = command.replace(".", "_")
+    return run

@@ -7,33 +7,34 @@ import asyncio
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
-
-from lsprotocol import types as t
+from typing import Any, Callable
 
 from ..core.model import Finding
-from .paths import BadInput, is_python, open_document, relative_path
+from .contract import MEMORY, MEMORY_CODE, SAFETY
+from .editor import Editor
+from .paths import BadInput, is_python, relative_path
+from .positions import Units, line_range, line_text
 from .providers import DiagnosticsProvider, MemoryPattern
 
-if TYPE_CHECKING:
-    from .server import FixloopServer
-
 log = logging.getLogger(__name__)
-SAFETY, MEMORY = "fixloop-safety", "fixloop-memory"
 SEVERITY = {"error": 1, "warning": 2, "info": 3, "hint": 4}  # LSP DiagnosticSeverity
 Parts = dict[str, list[dict[str, Any]]]  # "safety" | "bandit" | "memory" -> diagnostics as JSON
 
 
 class DiagnosticsEngine:
-    def __init__(self, server: "FixloopServer", provider: DiagnosticsProvider) -> None:
-        self.server = server
+    """`publish` sends one `textDocument/publishDiagnostics` params object (plain JSON)."""
+
+    def __init__(self, editor: Editor, provider: DiagnosticsProvider,
+                 publish: Callable[[dict[str, Any]], None]) -> None:
+        self.editor = editor
         self.provider = provider
+        self.publish = publish
         self._rules = ThreadPoolExecutor(1, thread_name_prefix="fixloop-diagnostics")
         self._memory = ThreadPoolExecutor(1, thread_name_prefix="fixloop-memory")
         self._bandit = ThreadPoolExecutor(1, thread_name_prefix="fixloop-bandit")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._parts: dict[str, Parts] = {}
-        self.patterns: dict[str, list[MemoryPattern]] = {}
+        self._patterns: dict[str, list[MemoryPattern]] = {}
         self._skipped: set[str] = set()
         self._paths: dict[str, str] = {}
         self._sent: set[str] = set()
@@ -42,7 +43,7 @@ class DiagnosticsEngine:
 
     # ---- document events ---------------------------------------------------------------------
     def changed(self, uri: str) -> None:
-        settings = self.server.config.settings.diagnostics
+        settings = self.editor.config().settings.diagnostics
         loop = asyncio.get_running_loop()
         timer = self._timers.pop(uri, None)
         if timer is not None:
@@ -51,9 +52,9 @@ class DiagnosticsEngine:
 
     def saved(self, uri: str) -> None:
         target = self._target(uri)
-        if target is None or not self.server.config.settings.diagnostics.safety:
+        if target is None or not self.editor.config().settings.diagnostics.safety:
             return
-        if not self.server.config.settings.diagnostics.bandit_on_save:
+        if not self.editor.config().settings.diagnostics.bandit_on_save:
             return
         path, text, version = target
         self._submit(self._bandit, uri, version, lambda: {"bandit": self._bandit_part(path, text)})
@@ -66,7 +67,7 @@ class DiagnosticsEngine:
         self._sent.discard(uri)
         self._converted.pop(uri, None)
         self._checks.pop(uri, None)
-        self.patterns.pop(uri, None)
+        self._patterns.pop(uri, None)
         self._skipped.discard(uri)
         path = self._paths.pop(uri, None)
         if path is not None:
@@ -74,8 +75,19 @@ class DiagnosticsEngine:
         self._send(uri, [], None)
 
     def refresh_all(self) -> None:
-        for uri in [doc.uri for doc in list(self.server.workspace.text_documents.values())]:
+        for uri in [doc.uri for doc in list(self.editor.workspace().text_documents.values())]:
             self.changed(uri)
+
+    def pattern(self, uri: str, memory_id: str) -> MemoryPattern | None:
+        """The memory pattern `memory_id` as last shown on document `uri`, if it still is."""
+        return next((p for p in self._patterns.get(uri, []) if p.memory_id == memory_id), None)
+
+    def forget(self, memory_id: str) -> bool:
+        """Drop a memory entry; every open document is checked again when one went."""
+        forgotten = self.provider.forget(memory_id)
+        if forgotten:
+            self.refresh_all()
+        return forgotten
 
     def close(self) -> None:
         self._rules.shutdown(wait=False, cancel_futures=True)
@@ -91,8 +103,8 @@ class DiagnosticsEngine:
                 self._send(uri, [], None)
             return
         path, text, version = target
-        settings = self.server.config.settings.diagnostics
-        inside = self.server.root is not None and not Path(path).is_absolute()
+        settings = self.editor.config().settings.diagnostics
+        inside = self.editor.root() is not None and not Path(path).is_absolute()
 
         self._paths[uri] = path
         check = self._checks[uri] = self._checks.get(uri, 0) + 1
@@ -108,11 +120,11 @@ class DiagnosticsEngine:
             # Most findings survive an edit unchanged: reuse their converted form (keyed by the
             # finding and the text of its line); the cache holds only this check's findings.
             old = self._converted.get(uri, {})
-            units = self._units
+            units = self.editor.units()
             new: dict[tuple[Any, str, str], dict[str, Any]] = {}
             out = []
             for f in found:
-                key = (f, _line(lines, f.line), _line(lines, f.end_line or f.line))
+                key = (f, line_text(lines, f.line), line_text(lines, f.end_line or f.line))
                 d = old.get(key) or to_diagnostic(f, lines, SAFETY, units)
                 new[key] = d
                 out.append(d)
@@ -123,9 +135,9 @@ class DiagnosticsEngine:
             if stale():
                 return None
             patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
-            self.patterns[uri] = patterns
+            self._patterns[uri] = patterns
             lines = text.splitlines()
-            return {"memory": [memory_diagnostic(p, lines, self._units) for p in patterns]}
+            return {"memory": [memory_diagnostic(p, lines, self.editor.units()) for p in patterns]}
 
         self._submit(self._rules, uri, version, safety)
         self._submit(self._memory, uri, version, memory)
@@ -153,7 +165,7 @@ class DiagnosticsEngine:
     def _publish(self, uri: str, version: int | None, parts: Parts) -> None:
         """Publish the union of the parts, when a part changed. Diagnostics are plain JSON-ready
         dicts: a 2,000-line file has hundreds, and converting lsprotocol objects costs more than finding them."""
-        doc = open_document(self.server.workspace, uri)
+        doc = self.editor.document(uri)
         if doc is None:
             return
         if version is not None and doc.version is not None and version < doc.version and uri in self._timers:
@@ -162,7 +174,7 @@ class DiagnosticsEngine:
         if all(current.get(k) == v for k, v in parts.items()) and uri in self._sent:
             return
         current.update(parts)
-        if not self.server.config.settings.diagnostics.safety:
+        if not self.editor.config().settings.diagnostics.safety:
             current.pop("bandit", None)
         items = [d for key in ("safety", "bandit", "memory") for d in current.get(key, [])]
         self._sent.add(uri)
@@ -172,19 +184,14 @@ class DiagnosticsEngine:
         params: dict[str, Any] = {"uri": uri, "diagnostics": items}
         if version is not None:
             params["version"] = version
-        send = getattr(self.server.protocol, "_send_data", None)
-        if send is None:  # pygls changed: fall back to typed objects
-            self.server.text_document_publish_diagnostics(
-                self.server.protocol._converter.structure(params, t.PublishDiagnosticsParams))
-            return
-        send({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
+        self.publish(params)
 
     def _target(self, uri: str) -> tuple[str, str, int | None] | None:
         """(path, text, version) of a document we check, or None (not a Python file on disk, too big)."""
-        doc = open_document(self.server.workspace, uri)
+        doc = self.editor.document(uri)
         if doc is None or not uri.startswith("file:"):
             return None
-        root = self.server.root
+        root = self.editor.root()
         try:
             path = relative_path(root, uri) if root is not None else Path(doc.path).as_posix()
         except BadInput:
@@ -192,52 +199,29 @@ class DiagnosticsEngine:
         if not is_python(path, doc.language_id):
             return None
         text = doc.source
-        limit = self.server.config.settings.diagnostics.max_file_bytes
+        limit = self.editor.config().settings.diagnostics.max_file_bytes
         if len(text) > limit:
             if uri not in self._skipped:
                 self._skipped.add(uri)
-                self.server.log(f"{path}: {len(text)} characters, over the {limit} limit; not checked")
+                self.editor.log(f"{path}: {len(text)} characters, over the {limit} limit; not checked")
             return None
         self._skipped.discard(uri)
         return path, text, doc.version
 
     def _bandit_part(self, path: str, text: str) -> list[dict[str, Any]]:
         lines = text.splitlines()
-        return [to_diagnostic(f, lines, SAFETY, self._units) for f in self.provider.bandit(path, text)]
-
-    @property
-    def _units(self) -> Callable[[str], int]:
-        return self.server.review._units()
+        return [to_diagnostic(f, lines, SAFETY, self.editor.units()) for f in self.provider.bandit(path, text)]
 
 
-def _line(lines: list[str], number: int) -> str:
-    return lines[number - 1] if 0 < number <= len(lines) else ""
-
-
-def line_range(lines: list[str], line: int, end_line: int | None, units: Callable[[str], int],
-               column: int = 0, end_column: int = 0) -> dict[str, Any]:
-    """1-based lines [line, end_line] from `column` (default: after the indentation) to `end_column`
-    (default: the end of the line), as an LSP range in the client's position units."""
-    first = max(0, min(line - 1, len(lines) - 1)) if lines else 0
-    last = max(first, min((end_line or line) - 1, len(lines) - 1)) if lines else 0
-    head = lines[first] if lines else ""
-    start = column if column else len(head) - len(head.lstrip())
-    tail = lines[last] if lines else ""
-    end = end_column if end_column and (last > first or end_column > start) else len(tail)
-    return {"start": {"line": first, "character": units(head[:start])},
-            "end": {"line": last, "character": units(tail[:end])}}
-
-
-def to_diagnostic(f: Finding, lines: list[str], source: str, units: Callable[[str], int]) -> dict[str, Any]:
-    rng = line_range(lines, f.line, getattr(f, "end_line", 0) or None, units,
-                     getattr(f, "column", 0), getattr(f, "end_column", 0))
+def to_diagnostic(f: Finding, lines: list[str], source: str, units: Units) -> dict[str, Any]:
+    rng = line_range(lines, f.line, f.end_line or None, units, f.column, f.end_column)
     return {"range": rng, "message": f.message, "source": source, "code": f.code,
             "severity": SEVERITY.get(f.severity, 2)}
 
 
-def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Callable[[str], int]) -> dict[str, Any]:
+def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Units) -> dict[str, Any]:
     out: dict[str, Any] = {"range": line_range(lines, p.line, p.end_line, units, p.column, p.end_column),
-                           "message": p.message, "source": MEMORY, "code": "FL-M001", "severity": 3,
+                           "message": p.message, "source": MEMORY, "code": MEMORY_CODE, "severity": 3,
                            "data": {"memory_id": p.memory_id}}
     if p.related_uri:
         at = {"line": max(0, p.related_line - 1), "character": 0}

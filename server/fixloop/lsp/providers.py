@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
-from ..core.model import Finding, Patch
+from ..config import Settings
+from ..core.model import Finding, Patch, PatternHit
+from ..core.ports import ReviewMemory
 
 log = logging.getLogger(__name__)
 
@@ -45,54 +47,53 @@ class DiagnosticsProvider(Protocol):
 
     def closed(self, path: str) -> None: ...
 
+    def store(self) -> ReviewMemory | None:
+        """The project's memory (review decisions go there too), or None when it is off."""
+
 
 class DecisionRecorder(Protocol):
     def record_decision(self, run_id: str, hunk: Mapping[str, Any], accepted: bool, patch: Patch | None) -> None: ...
 
 
 class DefaultProviders:
-    """`fixloop.safety`'s rules (incremental per document) and bandit, and the project's memory."""
+    """The safety rules (incremental per document) and bandit, and the project's memory, as `fixloop.wiring`
+    builds them. Wiring loads on the first document, never on the start-up path."""
 
-    def __init__(self, workspace: Callable[[], Path | None], settings: Callable[[], Any]) -> None:
+    def __init__(self, workspace: Callable[[], Path | None], settings: Callable[[], Settings]) -> None:
         self._workspace = workspace
         self._settings = settings
         self._lock = threading.Lock()
-        self._store: Any = None
+        self._store: ReviewMemory | None = None
         self._store_tried = False
-        self._scanners: dict[str, Any] = {}
+        self._scanners: dict[str, Callable[[str], list[Finding]]] = {}
 
     def safety(self, path: str, text: str) -> list[Finding]:
-        from ..safety import catalog, rules  # tree-sitter's grammar loads on the first document
+        from .. import wiring
 
-        codes = getattr(catalog, "EDITOR_CODES", None)  # rules about generated code only stay out
         if not self._settings().diagnostics.incremental:
-            return [f for f in rules.scan(text, path) if codes is None or f.code in codes]
+            return wiring.editor_safety_scan(text, path)
         scanner = self._scanners.get(path)
         if scanner is None:
-            scanner = self._scanners[path] = rules.IncrementalScanner(path)
-        return [f for f in scanner.update(text) if codes is None or f.code in codes]
+            scanner = self._scanners[path] = wiring.make_editor_scanner(path)
+        return scanner(text)
 
     def closed(self, path: str) -> None:
         self._scanners.pop(path, None)
 
     def bandit(self, path: str, text: str) -> list[Finding]:
-        from ..safety.bandit_scan import scan_text
+        from .. import wiring
 
-        return list(scan_text(text, path))
+        return wiring.bandit_findings(text, path)
 
     def memory_patterns(self, path: str, text: str) -> list[MemoryPattern]:
         store = self.store()
-        if store is None or not hasattr(store, "patterns_in"):
-            return []
-        return [p for p in (_as_pattern(x) for x in store.patterns_in(path, text)) if p is not None]
+        return [] if store is None else [as_pattern(hit) for hit in store.patterns_in(path, text)]
 
     def forget(self, memory_id: str) -> bool:
         store = self.store()
-        if store is None or not hasattr(store, "forget"):
-            return False
-        return bool(store.forget(memory_id))
+        return store is not None and bool(store.forget(memory_id))
 
-    def store(self) -> Any:
+    def store(self) -> ReviewMemory | None:
         """The learning memory, made on first use (LanceDB loads then: never on the start-up path)."""
         with self._lock:
             if self._store_tried:
@@ -103,9 +104,9 @@ class DefaultProviders:
             if not settings.enabled or root is None:
                 return None
             try:
-                from ..memory.factory import make_memory
+                from .. import wiring
 
-                self._store = make_memory(settings, root)
+                self._store = wiring.make_review_memory(settings, root)
             except Exception:
                 log.exception("the memory could not be opened; memory diagnostics are off")
                 self._store = None
@@ -115,9 +116,9 @@ class DefaultProviders:
 class RunDirRecorder:
     """Decisions go to `.fixloop/runs/<id>/decisions.jsonl` and, when there is one, the memory."""
 
-    def __init__(self, workspace: Callable[[], Path | None], providers: Any) -> None:
+    def __init__(self, workspace: Callable[[], Path | None], memory: Callable[[], ReviewMemory | None]) -> None:
         self._workspace = workspace
-        self._providers = providers
+        self._memory = memory
 
     def record_decision(self, run_id: str, hunk: Mapping[str, Any], accepted: bool, patch: Patch | None) -> None:
         record = {"run_id": run_id, "hunk": hunk.get("id"), "path": hunk.get("path"), "accepted": accepted,
@@ -128,23 +129,13 @@ class RunDirRecorder:
             if run_dir.is_dir():
                 with open(run_dir / "decisions.jsonl", "a", encoding="utf-8") as f:
                     f.write(json.dumps(record) + "\n")
-        store = self._providers.store() if hasattr(self._providers, "store") else None
-        if store is not None and hasattr(store, "record_decision"):
+        store = self._memory()
+        if store is not None:
             store.record_decision(run_id, str(record["hunk"]), accepted, patch)
 
 
-def _as_pattern(x: Any) -> MemoryPattern | None:
-    """Accept the store's own record type: anything with these attributes (or keys)."""
-    get = (lambda k, d=None: x.get(k, d)) if isinstance(x, Mapping) else (lambda k, d=None: getattr(x, k, d))
-    line = get("line")
-    if not isinstance(line, int):
-        return None
-    message = get("message")
-    if message is None and get("count") is not None:  # fixloop.memory's PatternHit
-        message = f"this shape failed {get('count')} times in this project; fixed by {get('fix_summary', '')}"
-    memory_id = get("memory_id", None) or get("fix_id", None) or get("id", "")
-    return MemoryPattern(line=line, end_line=int(get("end_line", line) or line), message=str(message or ""),
-                         memory_id=str(memory_id), fix_diff=str(get("fix_diff", "") or ""),
-                         replacement=get("replacement"), related_uri=str(get("related_uri", "") or ""),
-                         related_line=int(get("related_line", 0) or 0), column=int(get("column", 0) or 0),
-                         end_column=int(get("end_column", 0) or 0))
+def as_pattern(hit: PatternHit) -> MemoryPattern:
+    """A memory pattern hit as the editor shows it."""
+    return MemoryPattern(line=hit.line, end_line=hit.end_line or hit.line, memory_id=hit.fix_id,
+                         message=f"this shape failed {hit.count} times in this project; fixed by {hit.fix_summary}",
+                         column=hit.column, end_column=hit.end_column)

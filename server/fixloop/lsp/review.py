@@ -154,22 +154,5 @@ def taken(base: str, current: str, placed: Sequence[Placed]) -> dict[str, bool |
     return out
 
 
-def position_at(text: str, offset: int, units: Callable[[str], int]) -> tuple[int, int]:
-    """(line, character) of a character offset, lines split the way LSP splits them (\n, \r\n, \r)."""
-    head = text[:offset]
-    crlf = head.count("\r\n")
-    line = head.count("\n") + head.count("\r") - crlf
-    start = max(head.rfind("\n"), head.rfind("\r")) + 1
-    return line, units(head[start:])
-
-
-def line_offsets(text: str) -> list[int]:
-    """Character offset of each `splitlines` line start, plus the end of the text."""
-    out = [0]
-    for line in text.splitlines(keepends=True):
-        out.append(out[-1] + len(line))
-    return out
-
-
 def summary_hunks(states: Iterable[HunkState]) -> list[dict[str, Any]]:
     return [h.to_json() for h in states]

@@ -6,18 +6,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from lsprotocol import types as t
 
 from ..core.model import FileChange, Outcome, Patch, Status
 from ..core.patch import apply_hunks
-from .paths import BadInput, open_document, read_disk_text, uri_for
-from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, line_offsets, place,
-                     position_at, proposal_from, summary_hunks, taken)
+from .contract import RUN_FINISHED
+from .editor import Editor
+from .paths import BadInput, read_disk_text, uri_for
+from .positions import line_offsets, position_at
+from .providers import DecisionRecorder
+from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, place, proposal_from,
+                     summary_hunks, taken)
 
-if TYPE_CHECKING:
-    from .server import FixloopServer
+ApplyEdit = Callable[[t.ApplyWorkspaceEditParams], Awaitable[t.ApplyWorkspaceEditResult]]
 
 log = logging.getLogger(__name__)
 SETTLE_SECONDS = 1.0  # how long the documents get to report an applied edit (Neovim debounces 150 ms)
@@ -43,20 +46,30 @@ class Applied:
 
 
 class Reviewer:
-    def __init__(self, server: "FixloopServer") -> None:
-        self.server = server
-        self.proposals: dict[str, Proposal] = {}
-        self.summaries: dict[str, dict[str, Any]] = {}
+    """Holds each run's summary and proposal. `notify` sends a notification to the client, `apply_edit`
+    sends `workspace/applyEdit`, `recorder` keeps each decision."""
+
+    def __init__(self, editor: Editor, notify: Callable[[str, Any], None], apply_edit: ApplyEdit,
+                 recorder: DecisionRecorder) -> None:
+        self.editor = editor
+        self.notify = notify
+        self.apply_edit = apply_edit
+        self.recorder = recorder
+        self.latest: str | None = None  # the run that finished last: the default of showRun/accept/reject
+        self._proposals: dict[str, Proposal] = {}
+        self._summaries: dict[str, dict[str, Any]] = {}
         self._offers: set[asyncio.Task[None]] = set()
 
     # ---- after a run -------------------------------------------------------------------------
     async def finished(self, run_id: str, summary: dict[str, Any], outcome: Outcome | None) -> None:
+        """A run ended: keep its summary (and its fix, as a proposal), tell the client, offer the fix."""
         proposal = None
         if outcome is not None and outcome.status is Status.FIXED and outcome.patch is not None:
             proposal = self.add(run_id, outcome.patch)
-        self.summaries[run_id] = summary
-        self.server.runs.finish(run_id, self.show(run_id) or summary)
-        if proposal is not None and self.server.config.review == "workspaceEdit":
+        self._summaries[run_id] = summary
+        self.latest = run_id
+        self.notify(RUN_FINISHED, self.show(run_id) or summary)
+        if proposal is not None and self.editor.config().review == "workspaceEdit":
             # The user may keep the review open for long: the next queued run does not wait for it.
             task = asyncio.ensure_future(self._offer_logged(proposal))
             self._offers.add(task)
@@ -69,28 +82,39 @@ class Reviewer:
             log.exception("offering the fix failed")
 
     def add(self, run_id: str, patch: Patch, summary: dict[str, Any] | None = None) -> Proposal:
-        root = self.server.root
+        root = self.editor.root()
         assert root is not None
         proposal = proposal_from(run_id, patch, lambda rel: uri_for(root, rel))
-        self.proposals[run_id] = proposal
+        self._proposals[run_id] = proposal
         if summary is not None:
-            self.summaries[run_id] = summary
+            self._summaries[run_id] = summary
         return proposal
 
+    def put(self, run_id: str, summary: dict[str, Any], patch: Patch | None) -> None:
+        """A fix from elsewhere (memory's past fix) under `run_id`: reviewable when `patch` is given (kept
+        as it is while it still applies to the same text, so decisions made on it stay), else a summary alone."""
+        if patch is None:
+            self._proposals.pop(run_id, None)
+            self._summaries[run_id] = summary
+            return
+        existing = self._proposals.get(run_id)
+        if existing is None or any(existing.before.get(c.path) != c.before for c in patch.changes):
+            self.add(run_id, patch, summary)
+
     def show(self, run_id: str | None) -> dict[str, Any] | None:
-        run_id = run_id or self.server.runs.latest
-        if run_id is None or run_id not in self.summaries:
+        run_id = run_id or self.latest
+        if run_id is None or run_id not in self._summaries:
             return None
-        out = dict(self.summaries[run_id])
-        proposal = self.proposals.get(run_id)
+        out = dict(self._summaries[run_id])
+        proposal = self._proposals.get(run_id)
         out["hunks"] = summary_hunks(proposal.hunks) if proposal else []
         return out
 
     def proposal(self, run_id: str | None) -> Proposal:
-        run_id = run_id or self.server.runs.latest
-        if run_id is None or run_id not in self.proposals:
+        run_id = run_id or self.latest
+        if run_id is None or run_id not in self._proposals:
             raise BadInput(f"no fix to review for run {run_id!r}" if run_id else "no run has produced a fix yet")
-        return self.proposals[run_id]
+        return self._proposals[run_id]
 
     # ---- the three ways to decide ------------------------------------------------------------
     async def offer(self, proposal: Proposal) -> Applied:
@@ -99,7 +123,7 @@ class Reviewer:
         annotate = self._annotations_supported()
         result = await self._apply(proposal, states, confirm=annotate, label=f"fixloop: fix {proposal.run_id}")
         if result.conflicts:
-            self.server.show(t.MessageType.Warning, "fixloop: not offered, you changed these lines during the run: "
+            self.editor.show(t.MessageType.Warning, "fixloop: not offered, you changed these lines during the run: "
                              + "; ".join(h.message for h in result.conflicts))
         if result.failure:
             return result
@@ -128,7 +152,7 @@ class Reviewer:
         elif result.untaken:
             conflicts += [{"id": h.id, "message": "the document does not show this change"} for h in result.untaken]
         if conflicts:
-            self.server.show(t.MessageType.Warning, "fixloop: some changes were not applied: "
+            self.editor.show(t.MessageType.Warning, "fixloop: some changes were not applied: "
                              + "; ".join(c["message"] for c in conflicts))
         return {"applied": [h.id for h in result.taken + result.unknown], "conflicts": conflicts}
 
@@ -149,7 +173,7 @@ class Reviewer:
         try:
             before = proposal.before[h.hunk.path]
             patch = Patch((FileChange(h.hunk.path, before, apply_hunks(before, [h.hunk])),), "review", "hunk")
-            self.server.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, patch)
+            self.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, patch)
         except Exception:  # the memory is best effort: a decision is never lost for the user
             log.exception("recording a review decision failed")
 
@@ -162,7 +186,7 @@ class Reviewer:
         by_id = {h.id: h for h in states}
         edit = self._workspace_edit(files, confirm)
         try:
-            answer = await self.server.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=edit, label=label))
+            answer = await self.apply_edit(t.ApplyWorkspaceEditParams(edit=edit, label=label))
         except Exception as e:
             result.failure = f"the editor could not apply the edit ({e})"
             log.warning(result.failure)
@@ -177,7 +201,7 @@ class Reviewer:
             return result
         await self._settle(files)
         for f in files:
-            doc = self._open_document(f.uri)
+            doc = self.editor.document(f.uri)
             verdicts = taken(f.base, doc.source, f.placed) if doc is not None else {}
             for p in f.placed:
                 verdict = verdicts.get(p.hunk.id)
@@ -187,13 +211,13 @@ class Reviewer:
 
     def _place(self, proposal: Proposal, states: list[HunkState], result: Applied) -> list[FileEdit]:
         files: list[FileEdit] = []
-        root = self.server.root
+        root = self.editor.root()
         assert root is not None
-        limit = self.server.config.settings.diagnostics.max_file_bytes
+        limit = self.editor.max_file_bytes()
         for path in dict.fromkeys(h.hunk.path for h in states):
             group = [h for h in states if h.hunk.path == path]
             uri = group[0].uri
-            doc = self._open_document(uri)
+            doc = self.editor.document(uri)
             try:
                 current = doc.source if doc is not None else read_disk_text(root, path, limit)
             except BadInput as e:
@@ -210,11 +234,11 @@ class Reviewer:
         return files
 
     def _workspace_edit(self, files: list[FileEdit], confirm: bool) -> t.WorkspaceEdit:
-        caps = self.server.client_capabilities.workspace
+        caps = self.editor.capabilities().workspace
         we = caps.workspace_edit if caps else None
         versioned = bool(we and we.document_changes)
         annotate = self._annotations_supported()
-        units = self._units()
+        units = self.editor.units()
         annotations: dict[str, t.ChangeAnnotation] = {}
         per_file: list[tuple[FileEdit, list[t.TextEdit | t.AnnotatedTextEdit]]] = []
         for f in files:
@@ -251,25 +275,13 @@ class Reviewer:
             await asyncio.sleep(0.02)
 
     def _changed(self, f: FileEdit) -> bool:
-        doc = self._open_document(f.uri)
+        doc = self.editor.document(f.uri)
         return doc is not None and (doc.version != f.version or doc.source != f.base)
 
-    def _open_document(self, uri: str) -> Any:
-        return open_document(self.server.workspace, uri)
-
     def _annotations_supported(self) -> bool:
-        caps = self.server.client_capabilities.workspace
+        caps = self.editor.capabilities().workspace
         we = caps.workspace_edit if caps else None
         return bool(we and we.document_changes and we.change_annotation_support is not None)
-
-    def _units(self) -> Any:
-        encoding = str(getattr(self.server.workspace.position_encoding, "value",
-                               self.server.workspace.position_encoding) or "utf-16")
-        if encoding == "utf-8":
-            return lambda s: len(s.encode("utf-8", "surrogatepass"))
-        if encoding == "utf-32":
-            return len
-        return lambda s: len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _hunk_diff(old: Sequence[str], new: Sequence[str]) -> str:

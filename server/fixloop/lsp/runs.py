@@ -6,25 +6,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol
 
 from lsprotocol import types as t
 
 from ..core.model import Event, Outcome, Scope, Status
 from ..runlog import new_run_id
+from .editor import Editor
 from .paths import BadInput, is_python, relative_path
 from .progress import ProgressState
+from .settings import ServerConfig
 
 if TYPE_CHECKING:
     from ..config import Settings
-    from .server import FixloopServer
-    from .settings import ServerConfig
 
 log = logging.getLogger(__name__)
-RUN_FINISHED = "fixloop/runFinished"
 
 
 class Session(Protocol):
@@ -40,6 +38,7 @@ class Session(Protocol):
 
 
 SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str]], Session]
+Finished = Callable[[str, dict[str, Any], "Outcome | None"], Awaitable[None]]
 
 
 def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
@@ -49,12 +48,11 @@ def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
     return FixSession(workspace, settings, scope, overlays)
 
 
-def run_settings(config: "ServerConfig") -> "Settings":
+def run_settings(config: ServerConfig) -> "Settings":
     """The settings for a run: the editor's API key goes to the model client, in memory only."""
-    settings = config.settings
-    if config.api_key and hasattr(settings.llm, "api_key"):
-        settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, api_key=config.api_key))
-    return settings
+    from ..wiring import with_api_key  # the loop's adapters load only when a fix is asked for
+
+    return with_api_key(config.settings, config.api_key)
 
 
 @dataclass
@@ -74,18 +72,23 @@ class Active:
 
 
 class RunManager:
-    def __init__(self, server: "FixloopServer", factory: SessionFactory = default_session_factory) -> None:
-        self.server = server
+    """`progress` is pygls' work-done progress tracker; `finished(run_id, summary, outcome)` takes each
+    run's end (the review)."""
+
+    def __init__(self, editor: Editor, progress: Callable[[], Any], finished: Finished,
+                 factory: SessionFactory = default_session_factory) -> None:
+        self.editor = editor
+        self.progress = progress
+        self.finished = finished
         self.factory = factory
         self.active: Active | None = None
         self.queued: Request | None = None
-        self.latest: str | None = None
         self.threads: list[threading.Thread] = []
         self._driver: asyncio.Task[None] | None = None
 
     # ---- requests from commands -------------------------------------------------------------
     def submit(self, scope: Scope) -> dict[str, Any]:
-        if self.server.root is None:
+        if self.editor.root() is None:
             raise BadInput("no workspace folder is open: open the project's folder to fix it")
         request = Request(new_run_id(), scope)
         if self.active is None:
@@ -95,7 +98,7 @@ class RunManager:
             return {"run_id": request.run_id, "queued": False}
         if self.queued is None:
             self.queued = request
-            self.server.show(t.MessageType.Info, "a fix is running; this one starts when it ends")
+            self.editor.show(t.MessageType.Info, "a fix is running; this one starts when it ends")
             return {"run_id": request.run_id, "queued": True}
         raise BadInput("a fix is already running and another is waiting; cancel one first (fixloop.cancel)")
 
@@ -131,7 +134,7 @@ class RunManager:
                     raise
                 except Exception as e:  # a bug here must not wedge the queue: report, go on
                     log.exception("the fix run failed")
-                    self.server.show(t.MessageType.Error, f"fixloop: the run failed: {type(e).__name__}: {e}")
+                    self.editor.show(t.MessageType.Error, f"fixloop: the run failed: {type(e).__name__}: {e}")
                 nxt, self.queued = self.queued, None
                 self.active = Active(nxt) if nxt is not None else None
         except asyncio.CancelledError:  # the connection went away: stop the loop, clean up
@@ -139,7 +142,6 @@ class RunManager:
             raise
 
     async def _run_one(self, active: Active) -> None:
-        server = self.server
         request = active.request
         loop = asyncio.get_running_loop()
         token = f"fixloop-{request.run_id}"
@@ -149,7 +151,7 @@ class RunManager:
         def report(event: Event) -> None:
             state.update(event)
             if progress:
-                server.work_done_progress.report(token, t.WorkDoneProgressReport(message=state.message(),
+                self.progress().report(token, t.WorkDoneProgressReport(message=state.message(),
                                                                                   cancellable=True))
 
         def on_event(event: Event) -> None:  # called on the worker thread
@@ -158,11 +160,12 @@ class RunManager:
             except RuntimeError:  # the event loop is gone: the client disconnected, the run is cancelled
                 pass
 
-        assert server.root is not None
+        root = self.editor.root()
+        assert root is not None
         active.done = loop.create_future()
         try:
             overlays = request.overlays if request.overlays is not None else self._overlays()
-            session = self.factory(server.root, run_settings(server.config), request.scope, overlays)
+            session = self.factory(root, run_settings(self.editor.config()), request.scope, overlays)
         except Exception as e:  # a bad workspace or settings: report, never crash the server
             log.exception("cannot start a fix")
             session = None
@@ -185,15 +188,11 @@ class RunManager:
             summary = dict(session.summary) or {"status": "error", "message": "the run ended without a summary"}
             summary["run_id"] = request.run_id
         if progress:
-            server.work_done_progress.end(token, t.WorkDoneProgressEnd(
+            self.progress().end(token, t.WorkDoneProgressEnd(
                 message=f"{summary.get('status')}: {summary.get('message', '')}"))
-            server.work_done_progress.tokens.pop(token, None)  # pygls keeps ended tokens forever
+            self.progress().tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
-        await server.review.finished(request.run_id, summary, outcome)
-
-    def finish(self, run_id: str, summary: dict[str, Any]) -> None:
-        self.latest = run_id
-        self.server.protocol.notify(RUN_FINISHED, summary)
+        await self.finished(request.run_id, summary, outcome)
 
     @staticmethod
     def _work(session: Session, on_event: Callable[[Event], None], loop: asyncio.AbstractEventLoop,
@@ -209,32 +208,32 @@ class RunManager:
             pass
 
     async def _begin_progress(self, token: str) -> bool:
-        server = self.server
-        window = server.client_capabilities.window
+        window = self.editor.capabilities().window
         if not (window and window.work_done_progress):
             return False
+        progress = self.progress()
         try:
-            await asyncio.wait_for(server.work_done_progress.create_async(token), timeout=5)
+            await asyncio.wait_for(progress.create_async(token), timeout=5)
         except Exception:
             log.warning("the client did not create a progress token")
             return False
-        future = server.work_done_progress.tokens.get(token)
+        future = progress.tokens.get(token)
         if future is not None:
             run_id = token.removeprefix("fixloop-")
             future.add_done_callback(lambda f: self.cancel(run_id) if f.cancelled() else None)
-        server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+        progress.begin(token, t.WorkDoneProgressBegin(
             title="fixloop", message="start: candidate 0, tests 0 passed / 0 failed, 0 tokens", cancellable=True))
         return True
 
     def _overlays(self) -> dict[str, str]:
         """The editor's text of open Python documents in the workspace (unsaved buffers included)."""
-        server = self.server
-        assert server.root is not None
-        limit = server.config.settings.diagnostics.max_file_bytes
+        root = self.editor.root()
+        assert root is not None
+        limit = self.editor.max_file_bytes()
         out: dict[str, str] = {}
-        for uri, doc in list(server.workspace.text_documents.items()):
+        for uri, doc in list(self.editor.workspace().text_documents.items()):
             try:
-                rel = relative_path(server.root, uri)
+                rel = relative_path(root, uri)
             except BadInput:
                 continue
             text = doc.source
@@ -243,7 +242,7 @@ class RunManager:
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:
-                server.log(f"{rel}: the editor's text is not valid Unicode; the run uses the file on disk")
+                self.editor.log(f"{rel}: the editor's text is not valid Unicode; the run uses the file on disk")
                 continue
             out[rel] = text
         return out

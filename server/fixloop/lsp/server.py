@@ -25,16 +25,17 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .code_actions import SOURCE_FIX, code_actions
-from .commands import register as register_commands
+from .code_actions import code_actions
+from .commands import guarded, handlers
+from .contract import PROTOCOL_VERSION, SOURCE_FIX
 from .diagnostics import DiagnosticsEngine
+from .editor import Editor
 from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
 from .review_edits import Reviewer
 from .runs import RunManager, SessionFactory, default_session_factory
 from .settings import ServerConfig, overlay, parse_options
 
 log = logging.getLogger("fixloop.lsp")
-PROTOCOL_VERSION = 1
 CLEANUP_SECONDS = 30.0
 
 
@@ -71,6 +72,9 @@ class FixloopProtocol(LanguageServerProtocol):
 
 
 class FixloopServer(LanguageServer):
+    """The composition root of the language server: it owns the connection and hands each part only
+    what that part needs (the parts never see the server)."""
+
     def __init__(self, provider: DiagnosticsProvider | None = None, recorder: DecisionRecorder | None = None,
                  session_factory: SessionFactory = default_session_factory) -> None:
         super().__init__("fixloop", __version__, t.TextDocumentSyncKind.Incremental, protocol_cls=FixloopProtocol)
@@ -78,11 +82,23 @@ class FixloopServer(LanguageServer):
         self.root: Path | None = None
         self.init_options: Any = None
         self.pending_problems: list[str] = []
-        self.runs = RunManager(self, session_factory)
-        self.review = Reviewer(self)
-        default = DefaultProviders(lambda: self.root, lambda: self.config.settings)
-        self.diagnostics = DiagnosticsEngine(self, provider or default)
-        self.recorder: DecisionRecorder = recorder or RunDirRecorder(lambda: self.root, provider or default)
+        self.editor = Editor(root=lambda: self.root, config=lambda: self.config, workspace=lambda: self.workspace,
+                             capabilities=lambda: self.client_capabilities, show=self.show, log=self.log)
+        provider = provider or DefaultProviders(lambda: self.root, lambda: self.config.settings)
+        self.diagnostics = DiagnosticsEngine(self.editor, provider, self.publish_diagnostics)
+        self.review = Reviewer(self.editor, self.protocol.notify, self.workspace_apply_edit_async,
+                               recorder or RunDirRecorder(lambda: self.root, provider.store))
+        self.runs = RunManager(self.editor, lambda: self.work_done_progress, self.review.finished, session_factory)
+
+    def publish_diagnostics(self, params: dict[str, Any]) -> None:
+        """Diagnostics go out as plain JSON: a 2,000-line file has hundreds, and converting lsprotocol
+        objects costs more than finding them."""
+        send = getattr(self.protocol, "_send_data", None)
+        if send is None:  # pygls changed: fall back to typed objects
+            self.text_document_publish_diagnostics(
+                self.protocol._converter.structure(params, t.PublishDiagnosticsParams))
+            return
+        send({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
 
     def show(self, kind: t.MessageType, message: str) -> None:
         self.window_show_message(t.ShowMessageParams(type=kind, message=message))
@@ -125,11 +141,11 @@ def _workspace_root(params: t.InitializeParams) -> Path | None:
 
 
 def _warm_up() -> None:
-    """Load the grammar (and the safety rules, when present) before the first document needs them."""
+    """Load the grammar and the safety rules before the first document needs them."""
     try:
-        from ..safety import rules
+        from .. import wiring
 
-        rules.scan("import os\nos.system('true')\n")
+        wiring.editor_safety_scan("import os\nos.system('true')\n", "")
     except Exception:
         log.exception("warm-up failed")
 
@@ -177,13 +193,14 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
                     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX]))
     def code_action(ls: FixloopServer, params: t.CodeActionParams) -> list[t.CodeAction]:
-        return code_actions(ls, params)
+        return code_actions(ls.editor, ls.diagnostics, ls.review, params)
 
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: FixloopServer, params: Any = None) -> None:
         ls.runs.cancel_all()
 
-    register_commands(server)
+    for name, handler in handlers(server.editor, server.runs, server.review, server.diagnostics).items():
+        server.command(name)(guarded(name, handler))
     return server
 
 
