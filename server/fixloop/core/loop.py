@@ -31,8 +31,8 @@ Run = Generator[Event, None, Outcome]
 
 @dataclass(frozen=True)
 class _End:
-    """How a run ends. `keep_baseline` is False for a cancellation seen before the candidates: the
-    outcome then carries no baseline, as nothing was learned from it."""
+    """How a run ends. `keep_baseline` is False only for a cancellation seen before the candidates: that
+    outcome carries no baseline (so the run summary lists no failing tests), as it always has."""
 
     status: Status
     message: str
