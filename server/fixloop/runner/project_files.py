@@ -78,6 +78,8 @@ def _walk_names(root: Path) -> list[str]:
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
         rel = os.path.relpath(dirpath, root)
         for f in filenames:
+            if f == ".git":  # a gitfile (worktree or submodule pointer) is not project source
+                continue
             names.append(f if rel == "." else os.path.join(rel, f).replace(os.sep, "/"))
     return names
 
