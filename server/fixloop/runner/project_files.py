@@ -48,6 +48,7 @@ def _git_names(root: Path) -> list[str] | None:
     """`git ls-files` of the project, with the repository's config unable to run anything; None if git fails."""
     if not shutil.which("git"):
         return None
+    root = Path(os.path.abspath(root))  # `-C` changes directory before git reads the variables below
     argv = ["git", "--no-pager"]
     for override in GIT_OVERRIDES:
         argv += ["-c", override]
