@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import tempfile
 import time
@@ -13,6 +14,10 @@ from typing import Any
 
 from .core.model import Event, Outcome
 from .core.patch import unified_diff
+from .rundir import (DIR_FLAGS, RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir,
+                     replace_file, write_all)
+
+log = logging.getLogger("fixloop.runlog")
 
 
 def new_run_id() -> str:
@@ -64,43 +69,76 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
 
 
 class RunLog:
-    def __init__(self, workspace: Path, run_id: str) -> None:
-        self.dir = self._make_dir(workspace, run_id)
-        self._events = open(self.dir / "events.jsonl", "a", encoding="utf-8")
+    """`events.jsonl`, `summary.json` and `fix.diff` of one run, written through a directory fd.
 
-    @staticmethod
-    def _make_dir(workspace: Path, run_id: str) -> Path:
+    The folder is `.fixloop/runs/<id>` in the workspace; when that cannot be written (read-only, full,
+    or a link the project planted there) the log goes to a private temporary folder instead and
+    `notice` says why and where, for the user."""
+
+    def __init__(self, workspace: Path, run_id: str) -> None:
+        self.notice = ""
+        self.dir, self._dir_fd = self._make_dir(workspace, run_id)
+        self._events: int | None = None
         try:
-            top = workspace / ".fixloop"
-            top.mkdir(exist_ok=True)
-            ignore = top / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("*\n", encoding="utf-8")
-            run_dir = top / "runs" / run_id
-            run_dir.mkdir(parents=True)
-            return run_dir
-        except OSError:
-            # A read-only or full workspace still gets a glass box, just elsewhere.
-            return Path(tempfile.mkdtemp(prefix=f"fixloop-run-{run_id}-"))
+            self._events = create_file(self._dir_fd, "events.jsonl", append=True)
+        except OSError as e:
+            log.warning("cannot write the run log's events in %s: %s", self.dir, e)
+
+    def _make_dir(self, workspace: Path, run_id: str) -> tuple[Path, int]:
+        try:
+            return workspace / TOP / RUNS / run_id, make_run_dir(workspace, run_id)
+        except (OSError, ValueError) as e:
+            reason = str(e) if isinstance(e, LinkedRunLog) else f"cannot write {workspace / TOP / RUNS}: {e.strerror or e}"
+        # A read-only or full workspace, or a planted link, still gets a glass box, just elsewhere.
+        private = Path(tempfile.mkdtemp(prefix=f"fixloop-run-{run_id}-"))
+        self.notice = f"{reason}; this run's log is in {private}"
+        log.warning("%s", self.notice)
+        return private, os.open(private, DIR_FLAGS)
 
     def event(self, event: Event) -> None:
+        if self._events is None:
+            return
         record = {"time": event.time, "run_id": event.run_id, "kind": event.kind, "phase": event.phase,
                   "candidate": event.candidate, **_jsonable(dict(event.data))}
         try:
-            self._events.write(json.dumps(record, default=str) + "\n")
-            self._events.flush()
-        except OSError:
+            write_all(self._events, (json.dumps(record, default=str) + "\n").encode("utf-8", "surrogateescape"))
+        except (OSError, ValueError):
             pass
 
     def finish(self, outcome: Outcome) -> dict[str, Any]:
         summary = summary_of(outcome, self.dir)
+        summary["run_log_notice"] = self.notice
         try:
-            tmp = self.dir / "summary.json.tmp"
-            tmp.write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8", errors="surrogateescape")
-            os.replace(tmp, self.dir / "summary.json")
+            replace_file(self._dir_fd, "summary.json",
+                         json.dumps(summary, indent=2, default=str).encode("utf-8", "surrogateescape"))
             if outcome.patch:
-                (self.dir / "fix.diff").write_bytes(summary["diff"].encode("utf-8", "surrogateescape"))
-        except (OSError, ValueError):
-            pass
-        self._events.close()
+                create_file(self._dir_fd, "fix.diff", summary["diff"].encode("utf-8", "surrogateescape"))
+        except (OSError, ValueError) as e:
+            log.warning("cannot write the run's summary in %s: %s", self.dir, e)
+        self.close()
         return summary
+
+    def close(self) -> None:
+        for fd in (self._events, self._dir_fd):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+        self._events, self._dir_fd = None, -1
+
+
+def record_decision(workspace: Path, run_id: str, record: dict[str, Any]) -> bool:
+    """Append a review decision to `.fixloop/runs/<run_id>/decisions.jsonl`, never through a link.
+    False when the run has no folder there (its log went elsewhere) or a link is in the way."""
+    try:
+        dir_fd = open_run_dir(workspace, run_id)
+    except OSError as e:
+        if not isinstance(e, FileNotFoundError):
+            log.warning("decision of run %s not logged: %s", run_id, e)
+        return False
+    try:
+        append_file(dir_fd, "decisions.jsonl", (json.dumps(record) + "\n").encode("utf-8", "surrogateescape"))
+        return True
+    except OSError as e:
+        log.warning("decision of run %s not logged: %s", run_id, e)
+        return False
+    finally:
+        os.close(dir_fd)

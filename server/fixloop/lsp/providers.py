@@ -6,7 +6,6 @@ decisions go. Both are small so fakes (in tests) and the real adapters can stand
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any, Callable, Mapping, Protocol
 from ..config import Settings
 from ..core.model import Finding, Patch, PatternHit
 from ..core.ports import ReviewMemory
+from ..runlog import record_decision
 
 log = logging.getLogger(__name__)
 
@@ -125,10 +125,7 @@ class RunDirRecorder:
                   "old": hunk.get("old"), "new": hunk.get("new")}
         root = self._workspace()
         if root is not None:
-            run_dir = root / ".fixloop" / "runs" / run_id
-            if run_dir.is_dir():
-                with open(run_dir / "decisions.jsonl", "a", encoding="utf-8") as f:
-                    f.write(json.dumps(record) + "\n")
+            record_decision(root, run_id, record)  # never through a link the project planted
         store = self._memory()
         if store is not None:
             store.record_decision(run_id, str(record["hunk"]), accepted, patch)

@@ -30,6 +30,7 @@ from .commands import guarded, handlers
 from .contract import PROTOCOL_VERSION, SOURCE_FIX
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
+from .framing import FramedInput
 from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
 from .review_edits import Reviewer
 from .runs import RunManager, SessionFactory, default_session_factory
@@ -228,7 +229,8 @@ def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
         else:
             stdout = sys.stdout.buffer
             sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
-            server.start_io(sys.stdin.buffer, stdout)
+            # Validated framing: a bad or huge Content-Length ends the server with a message, never a hang.
+            server.start_io(FramedInput(sys.stdin.buffer), stdout)  # type: ignore[arg-type]
     finally:
         stop(server)
     return 0 if getattr(server.protocol, "_shutdown", False) else 1

@@ -14,12 +14,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..sandbox.hostio import read_beneath, unlink_beneath, write_beneath
+from .project_files import SECRET_FILES, SKIP_DIRS, _is_secret, copy_tree, list_files  # noqa: F401
 
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache", ".mypy_cache",
-    ".ruff_cache", ".tox", ".nox", "node_modules", ".fixloop", ".eggs", "build", "dist", ".idea", ".vscode",
-})
-SECRET_FILES = frozenset({".netrc", ".pypirc", ".npmrc", "credentials.json", ".git-credentials"})
 MAX_SOURCE_BYTES = 1_000_000  # generated or huge files are not sources we edit
 
 
@@ -28,57 +24,6 @@ class SourceFile:
     text: str
     encoding: str
     raw: bytes
-
-
-def list_files(root: Path) -> list[str]:
-    """Files git would track (tracked or not ignored); without git, a walk that skips the usual clutter."""
-    names: list[str] | None = None
-    if (root / ".git").exists() and shutil.which("git"):
-        try:
-            # The repository is untrusted: no fsmonitor or hook command from its config, no secrets in env.
-            out = subprocess.run(
-                ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", str(root),
-                 "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                capture_output=True, timeout=30, check=True,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"},
-            ).stdout
-            names = [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
-        except (subprocess.SubprocessError, OSError):
-            names = None
-    if names is None:
-        names = []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
-            rel = os.path.relpath(dirpath, root)
-            for f in filenames:
-                names.append(f if rel == "." else os.path.join(rel, f).replace(os.sep, "/"))
-    return sorted(n for n in names if not (set(n.split("/")[:-1]) & SKIP_DIRS) and not _is_secret(n))
-
-
-def _is_secret(name: str) -> bool:
-    """Credential files stay out of the copy: code under test has no business reading them."""
-    base = name.rsplit("/", 1)[-1]
-    return (base == ".env" or base.startswith(".env.") or base in SECRET_FILES
-            or base.endswith((".pem", ".key", ".p12")) or base.startswith("id_rsa") or base.startswith("id_ed25519"))
-
-
-def copy_tree(root: Path, dest: Path, names: list[str]) -> None:
-    """Copy regular files; keep only symlinks that stay inside the workspace; skip special files."""
-    real_root = root.resolve()
-    for name in names:
-        src = root / name
-        try:
-            st = os.lstat(src)
-        except OSError:
-            continue
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if stat.S_ISLNK(st.st_mode):
-            resolved = src.resolve()
-            if resolved == real_root or real_root in resolved.parents:
-                os.symlink(os.path.relpath(resolved, (real_root / name).parent), target)
-        elif stat.S_ISREG(st.st_mode):
-            shutil.copy2(src, target, follow_symlinks=False)
 
 
 def decode_source(raw: bytes) -> SourceFile | None:

@@ -1,0 +1,117 @@
+"""A validating reader between the client's stdin and pygls.
+
+pygls reads `Content-Length: N` and then `read(N)`: a huge N allocates N bytes at once (MemoryError),
+and a missing, non-numeric, negative or zero length makes it skip the blank line and glue the body to
+the next header, after which no message is ever parsed again. This reader parses each message's
+headers itself, bounds every line and body, and hands pygls one canonical message at a time. On bad
+framing there is no safe place to resume (where the body ends is unknown), so it logs what was wrong
+to stderr and reports end of input: pygls stops, the server exits, the editor can start a fresh one.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import BinaryIO
+
+MAX_BODY = 64 * 1024 * 1024  # far above any real message (a whole file's text is a few MB at most)
+MAX_HEADER_LINE = 8 * 1024
+MAX_HEADERS = 32
+CHUNK = 1 << 20
+_HEADER = re.compile(rb"([A-Za-z0-9-]+):[ \t]*(.*?)[ \t]*\r?\n")
+
+log = logging.getLogger("fixloop.lsp.framing")
+
+
+class BadFraming(ValueError):
+    """The client's stream does not follow the base protocol's framing."""
+
+
+class FramedInput:
+    """What pygls' stdin reader calls (`readline`, `read`), fed from validated messages only."""
+
+    def __init__(self, raw: BinaryIO, max_body: int = MAX_BODY) -> None:
+        self.raw = raw
+        self.max_body = max_body
+        self.pending = io.BytesIO()
+        self.ended = False
+        self.messages = 0
+
+    def readline(self, size: int = -1) -> bytes:
+        if not self._fill():
+            return b""
+        return self.pending.readline(size)
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._fill():
+            return b""
+        return self.pending.read(size)
+
+    def _fill(self) -> bool:
+        """Make sure a message is pending; False at the end of input (clean or after bad framing)."""
+        if self.pending.tell() < len(self.pending.getbuffer()):
+            return True
+        if self.ended:
+            return False
+        try:
+            body = self._next_body()
+        except BadFraming as e:
+            log.error("bad message framing from the client (message %d): %s; the server stops here, "
+                      "restart it to go on", self.messages + 1, e)
+            body = None
+        except MemoryError:  # belt and braces: the caps make this unreachable
+            log.error("a message from the client does not fit in memory; the server stops here")
+            body = None
+        if body is None:
+            self.ended = True
+            return False
+        self.messages += 1
+        self.pending = io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        return True
+
+    def _next_body(self) -> bytes | None:
+        """The next message's body, None at a clean end of input, BadFraming for anything else."""
+        length: int | None = None
+        for count in range(MAX_HEADERS + 1):
+            line = self.raw.readline(MAX_HEADER_LINE + 1)
+            if not line:
+                if count == 0:
+                    return None  # the client closed the stream between messages
+                raise BadFraming("the stream ended inside a message's headers")
+            if line in (b"\r\n", b"\n"):
+                break
+            if len(line) > MAX_HEADER_LINE or not line.endswith(b"\n"):
+                raise BadFraming(f"a header line longer than {MAX_HEADER_LINE} bytes")
+            match = _HEADER.fullmatch(line)
+            if match is None:
+                raise BadFraming(f"not a header line: {line[:80]!r}")
+            name, value = match.group(1).lower(), match.group(2)
+            if name == b"content-length":
+                length = self._length(value)
+        else:
+            raise BadFraming(f"more than {MAX_HEADERS} header lines")
+        if length is None:
+            raise BadFraming("a message without a Content-Length header")
+        return self._body(length)
+
+    def _length(self, value: bytes) -> int:
+        if not value.isdigit() or len(value) > 20:
+            raise BadFraming(f"Content-Length is not a positive number: {value[:40]!r}")
+        length = int(value)
+        if length == 0:
+            raise BadFraming("Content-Length is 0 (a message needs a JSON body)")
+        if length > self.max_body:
+            raise BadFraming(f"Content-Length {length} is over the {self.max_body} byte limit")
+        return length
+
+    def _body(self, length: int) -> bytes:
+        # In chunks: memory grows with what the client really sent, not with what it claimed.
+        body = bytearray()
+        while len(body) < length:
+            chunk = self.raw.read(min(CHUNK, length - len(body)))
+            if not chunk:
+                raise BadFraming(f"the stream ended {length - len(body)} bytes short of the announced "
+                                 f"Content-Length {length}")
+            body += chunk
+        return bytes(body)
