@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from . import __version__
@@ -32,7 +33,7 @@ def _settings_for(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings,
     settings, problems = project_settings(workspace)
     settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
     for p in problems + more:
-        err.print(f"[yellow]config:[/] {p}")
+        err.print(f"[yellow]config:[/] {escape(p)}")  # "[tool.fixloop]" is text, not markup
     return settings, problems + more
 
 
@@ -93,7 +94,7 @@ class _Progress:
             self.candidates = e.candidate or self.candidates
         if e.kind == "started" and d.get("python"):
             # Which interpreter runs the tests, before anything runs (also in --json as "python").
-            self.console.print(f"python: {d['python']}")
+            self.console.print(f"python: {escape(str(d['python']))}")
         if self.quiet or self.status is None:
             return
         if e.kind == "baseline":
@@ -101,7 +102,7 @@ class _Progress:
         elif e.kind == "localized" and d.get("suspects"):
             self.console.print(f"suspects: {', '.join(list(d['suspects'])[:5])}")
         elif e.kind in ("breaker", "note") and "config" not in d:  # config notes were printed at start
-            self.console.print(f"[yellow]{d.get('message')}[/]")
+            self.console.print(f"[yellow]{escape(str(d.get('message')))}[/]")
         elif e.kind == "tested" and d.get("status") == "plausible":
             self.console.print(f"candidate {e.candidate} passes the whole suite")
         self.status.update(
@@ -160,7 +161,7 @@ def fix(
     settings, problems = _settings_for(workspace, overrides)
     refused = refusal(workspace, settings.workspace)
     if refused:
-        err.print(f"[red]error:[/] {refused}")
+        err.print(f"[red]error:[/] {escape(refused)}")
         raise typer.Exit(EXIT_USAGE)
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
@@ -194,7 +195,7 @@ def fix(
             err.print(f"not applied; the diff is in {summary['run_dir']}/fix.diff")
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
-        err.print(f"[{colour}]{outcome.status.value}:[/] {outcome.message}")
+        err.print(f"[{colour}]{outcome.status.value}:[/] {escape(outcome.message)}")
     if not as_json:
         err.print(f"{summary['candidates_evaluated']} candidates, {summary['test_runs']} test runs, "
                   f"{summary['wall_seconds']} s; run log: {summary['run_dir']}")
