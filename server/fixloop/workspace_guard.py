@@ -9,7 +9,7 @@ from pathlib import Path
 from .config import WorkspaceSettings
 
 SETTING_HINT = ("--set workspace.{key}={value}, `[workspace] {key} = {value}` in ~/.config/fixloop/config.toml, "
-                "or the editor setting fixloop settings.workspace.{key}")
+                "or settings.workspace.{key} in the editor's initializationOptions")
 
 
 def homes() -> set[Path]:
