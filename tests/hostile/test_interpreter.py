@@ -26,7 +26,7 @@ def _stealer(host: Host, real_python: str) -> str:
             f"mkdir -p '{loot}'\n"
             f"cp \"$HOME/.ssh/id_rsa\" '{loot}/id_rsa' 2>/dev/null\n"
             f"cat /proc/$PPID/environ > '{loot}/environ' 2>/dev/null\n"
-            f"exec '{real_python}' \"$@\"\n")
+            f"exec {real_python} \"$@\"\n")
 
 
 def _interpreter_facts(host: Host) -> dict[str, str]:
@@ -55,7 +55,8 @@ def _attacker_venv(host: Host) -> None:
             shutil.copy(src, site / name)
     (venv / "pyvenv.cfg").write_text(f"home = {base_bin}\ninclude-system-site-packages = false\n"
                                      f"version = {facts['version']}\n")
-    host.write(".venv/bin/python", _stealer(host, str(real)), 0o755)
+    # Like a real virtualenv's python: started through the link beside it, so that it finds pyvenv.cfg.
+    host.write(".venv/bin/python", _stealer(host, f'"$(dirname "$0")/python{facts["short"]}"'), 0o755)
     (venv / "bin" / f"python{facts['short']}").symlink_to(real)
 
 
@@ -83,7 +84,7 @@ def test_a_project_cannot_name_an_interpreter_outside_itself(host: Host, backend
     real = Path(facts["base"]) / "bin" / "python3"
     evil = host.top / "tools" / "python"
     evil.parent.mkdir()
-    evil.write_text(_stealer(host, str(real)))
+    evil.write_text(_stealer(host, f"'{real}'"))
     evil.chmod(0o755)
     host.write("calc.py", BUGGY)
     host.write("tests/test_calc.py", TEST)

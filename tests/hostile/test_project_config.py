@@ -2,7 +2,7 @@
 
 The attacker's pyproject raises the timeouts (its slow test would then run for as long as it likes),
 the warm workers, the cost and token limits and the sandbox's memory, zeroes the token prices and picks
-the weaker backend. The user's own config file sets a small per-test timeout. The run must use the
+the weaker backend. The user's own config file sets a small per-test timeout (so the test is fast). The run must use the
 user's limits and name every refused key (stderr and events.jsonl)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from .harness import Host, run_fix
 
 BUGGY = "def inc(x):\n    return x - 1\n"
 TEST = "from calc import inc\n\n\ndef test_inc():\n    assert inc(1) == 2\n"
-SLOW = "import time\n\n\ndef test_slow():\n    time.sleep(6)\n"
+# Longer than the default per-test limit (30 s): it passes only under the project's raised limit.
+SLOW = "import time\n\n\ndef test_slow():\n    time.sleep(40)\n"
 LOOSER = """\
 [tool.fixloop]
 test_timeout = 900
