@@ -55,9 +55,9 @@ def test_a_project_cannot_loosen_the_users_limits(host: Host, backend: str) -> N
     assert limits["warm_workers"] == 2 and limits["max_cost_usd"] == 2.0 and limits["backend"] == backend
     assert limits["input_price_per_mtok"] == 3.0 and limits["output_price_per_mtok"] == 15.0
     events = [json.loads(line) for line in (Path(done.summary["run_dir"]) / "events.jsonl").read_text().splitlines()]
-    notes = " ".join(e["data"].get("config", "") for e in events if e["kind"] == "note")
+    notes = " ".join(e.get("config", "") for e in events if e["kind"] == "note")
     started = next(e for e in events if e["kind"] == "started")
-    assert started["data"]["limits"]["per_test_timeout"] == 2.0
+    assert started["limits"]["per_test_timeout"] == 2.0 and started["python"]
     for key in REFUSED:
         assert f"[tool.fixloop] {key}" in done.stderr, (key, done.stderr)
         assert f"[tool.fixloop] {key}" in notes, key

@@ -128,15 +128,20 @@ def interpreter_paths(python: str) -> tuple[Path, ...]:
 # ---- the project's interpreters: data only -----------------------------------------------------------
 
 def too_wide(path: Path) -> bool:
-    """A folder no sandbox may see: a system top folder, a home, a temporary or runtime folder, anything
-    holding credentials, or a parent of any of those."""
+    """A folder no sandbox may see, whoever names it: a system top folder, a home or a parent of one,
+    anything holding credentials."""
     path = Path(os.path.normpath(path))
-    if not path.is_absolute() or path in WIDE or any(path == p or p in path.parents for p in NEVER_UNDER):
-        return True
-    if SECRET_PARTS & set(path.parts):
+    if not path.is_absolute() or path in WIDE or SECRET_PARTS & set(path.parts):
         return True
     homes = {Path.home(), Path("/root")} | {Path("/home") / n for n in _listdir("/home")}
     return any(path == h or path in h.parents for h in homes)
+
+
+def untrusted_location(path: Path) -> bool:
+    """Where a folder the project's data names may never be: too wide, or inside a temporary, runtime or
+    system-state folder (a project could have planted a look-alike installation there)."""
+    path = Path(os.path.normpath(path))
+    return too_wide(path) or any(path == p or p in path.parents for p in NEVER_UNDER)
 
 
 def _listdir(path: str) -> list[str]:
@@ -148,7 +153,7 @@ def _listdir(path: str) -> list[str]:
 
 def looks_like_installation(prefix: Path) -> bool:
     """`bin/python3*` and `lib/python3.X/os.py`: a Python installation, not a folder a project merely named."""
-    if too_wide(prefix) or not (prefix / "bin").is_dir() or not (prefix / "lib").is_dir():
+    if untrusted_location(prefix) or not (prefix / "bin").is_dir() or not (prefix / "lib").is_dir():
         return False
     has_python = any(n.startswith("python3") for n in _listdir(str(prefix / "bin")))
     return has_python and any(re.fullmatch(r"python3\.\d+", n) and (prefix / "lib" / n / "os.py").is_file()
@@ -156,7 +161,7 @@ def looks_like_installation(prefix: Path) -> bool:
 
 
 def looks_like_venv(venv: Path) -> bool:
-    return not too_wide(venv) and (venv / "bin").is_dir() and _regular(venv / "pyvenv.cfg")
+    return not untrusted_location(venv) and (venv / "bin").is_dir() and _regular(venv / "pyvenv.cfg")
 
 
 def _regular(path: Path) -> bool:
@@ -219,7 +224,7 @@ def project_read_only(python: Path, workspace: Path) -> tuple[Path, tuple[Path, 
             base = Path(os.path.realpath(_prefix_of(Path(home) / "python")))
             if looks_like_installation(base):
                 shown.add(base)
-    elif in_project(executable.parent, workspace) and not too_wide(executable.parent):
+    elif in_project(executable.parent, workspace):  # project data, like the copy; never the root (below)
         shown.add(executable.parent)
     for hop in link_chain(executable)[1:]:
         prefix = Path(os.path.realpath(_prefix_of(hop)))
@@ -269,7 +274,8 @@ def probe(interpreter: Interpreter, sandbox: Sandbox, env: dict[str, str]) -> In
             break
     where = f"{interpreter.path} ({interpreter.source})"
     if result.returncode != 0 or not facts:
-        tail = (result.stderr_tail or result.stdout_tail or result.limit_hit or "no output").strip()[-300:]
+        output = (result.stderr_head + result.stderr_tail) or (result.stdout_head + result.stdout_tail)
+        tail = (output.strip() or result.limit_hit or f"exit status {result.returncode}")[-300:]
         raise InterpreterUnusable(
             f"the interpreter {where} does not start inside the sandbox: {tail}. Choose another with --python "
             "or the `python` setting (a project's own virtualenv is used only as data: its base Python must be "
