@@ -7,16 +7,19 @@ Exit codes of `fixloop fix`: 0 fixed (and applied, or shown with --dry-run), 1 n
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from . import __version__
-from .config import Settings, from_pyproject, load
+from .config import Settings, load, project_settings
 from .core.model import Event, Scope, Status
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -25,12 +28,36 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until te
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _settings_for(workspace: Path, overrides: dict[str, Any]) -> Settings:
-    settings, problems = from_pyproject(workspace)
+def _settings_for(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings, list[str]]:
+    """The user's file, the project's table (tighten-only), then the command line; problems printed."""
+    settings, problems = project_settings(workspace)
     settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
     for p in problems + more:
-        err.print(f"[yellow]config:[/] {p}")
-    return settings
+        err.print(f"[yellow]config:[/] {escape(p)}")  # "[tool.fixloop]" is text, not markup
+    return settings, problems + more
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    """`--set llm.model=claude-x --set workspace.max_files=50000`: TOML values, bare words as strings."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            err.print(f"[red]error:[/] --set takes KEY=VALUE (e.g. workspace.max_files=50000), got {item!r}")
+            raise typer.Exit(EXIT_USAGE)
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        table = out
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            table = table.setdefault(part, {})
+            if not isinstance(table, dict):
+                err.print(f"[red]error:[/] --set {item!r} conflicts with another --set")
+                raise typer.Exit(EXIT_USAGE)
+        table[leaf] = value
+    return out
 
 
 def _scope(test: Optional[str], file: Optional[str]) -> Scope:
@@ -65,14 +92,17 @@ class _Progress:
             self.passed, self.failed = int(d.get("passed", 0)), int(d.get("failed", 0))
         if e.kind == "candidate":
             self.candidates = e.candidate or self.candidates
+        if e.kind == "started" and d.get("python"):
+            # Which interpreter runs the tests, before anything runs (also in --json as "python").
+            self.console.print(f"python: {escape(str(d['python']))}")
         if self.quiet or self.status is None:
             return
         if e.kind == "baseline":
             self.console.print(f"baseline: {self.passed} passed, {self.failed} failed ({d.get('seconds')} s)")
         elif e.kind == "localized" and d.get("suspects"):
             self.console.print(f"suspects: {', '.join(list(d['suspects'])[:5])}")
-        elif e.kind in ("breaker", "note"):
-            self.console.print(f"[yellow]{d.get('message')}[/]")
+        elif e.kind in ("breaker", "note") and "config" not in d:  # config notes were printed at start
+            self.console.print(f"[yellow]{escape(str(d.get('message')))}[/]")
         elif e.kind == "tested" and d.get("status") == "plausible":
             self.console.print(f"candidate {e.candidate} passes the whole suite")
         self.status.update(
@@ -91,15 +121,20 @@ def fix(
     max_iterations: Optional[int] = typer.Option(None, help="Model rounds at most."),
     max_candidates: Optional[int] = typer.Option(None, help="Candidates evaluated at most."),
     wall_seconds: Optional[float] = typer.Option(None, help="Wall-time limit of the run."),
+    test_timeout: Optional[float] = typer.Option(None, help="Seconds one pytest run may take."),
+    per_test_timeout: Optional[float] = typer.Option(None, help="Seconds one test may take."),
     python: Optional[str] = typer.Option(None, help="The project's Python interpreter."),
     sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
     offline: bool = typer.Option(False, "--offline", help="Never call a model."),
     memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Run without the learning memory."),
     allow_test_edits: bool = typer.Option(False, "--allow-test-edits", help="Let candidates edit test files."),
+    set_: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
+                                   help="Any setting, e.g. --set workspace.max_files=50000 (repeatable)."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     from .session import FixSession
+    from .workspace_guard import refusal
 
     workspace = path.expanduser()
     if not workspace.exists():
@@ -113,18 +148,25 @@ def fix(
         err.print("[red]error:[/] --yes and --dry-run contradict each other")
         raise typer.Exit(EXIT_USAGE)
     overrides: dict[str, Any] = {
+        **_parse_set(set_),
         "max_iterations": max_iterations, "max_candidates": max_candidates, "wall_seconds": wall_seconds,
-        "python": python, "offline": offline or None, "allow_test_edits": allow_test_edits or None,
+        "test_timeout": test_timeout, "per_test_timeout": per_test_timeout,
+        "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python, "offline": offline or None, "allow_test_edits": allow_test_edits or None,
     }
     if sandbox is not None:
-        overrides["sandbox"] = {"backend": sandbox}
+        overrides["sandbox"] = {**overrides.get("sandbox", {}), "backend": sandbox}
     if memory is not None or no_memory:
-        overrides["memory"] = {**({"uri": memory} if memory else {}), **({"enabled": False} if no_memory else {})}
-    settings = _settings_for(workspace, overrides)
+        overrides["memory"] = {**overrides.get("memory", {}), **({"uri": memory} if memory else {}),
+                               **({"enabled": False} if no_memory else {})}
+    settings, problems = _settings_for(workspace, overrides)
+    refused = refusal(workspace, settings.workspace)
+    if refused:
+        err.print(f"[red]error:[/] {escape(refused)}")
+        raise typer.Exit(EXIT_USAGE)
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
-    session = FixSession(workspace, settings, _scope(test, file))
+    session = FixSession(workspace, settings, _scope(test, file), notes=problems)
     try:
         with _Progress(err, quiet=False) as progress:
             outcome = session.run(progress)
@@ -153,7 +195,7 @@ def fix(
             err.print(f"not applied; the diff is in {summary['run_dir']}/fix.diff")
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
-        err.print(f"[{colour}]{outcome.status.value}:[/] {outcome.message}")
+        err.print(f"[{colour}]{outcome.status.value}:[/] {escape(outcome.message)}")
     if not as_json:
         err.print(f"{summary['candidates_evaluated']} candidates, {summary['test_runs']} test runs, "
                   f"{summary['wall_seconds']} s; run log: {summary['run_dir']}")
@@ -200,7 +242,7 @@ def doctor(
     """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
     from .sandbox.doctor import render
 
-    settings = _settings_for(path.expanduser(), {"sandbox": {"backend": sandbox}} if sandbox else {})
+    settings, _ = _settings_for(path.expanduser(), {"sandbox": {"backend": sandbox}} if sandbox else {})
     text, ok = render(settings.sandbox)
     sys.stdout.write(text)
     raise typer.Exit(0 if ok else 1)

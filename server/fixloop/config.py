@@ -1,13 +1,19 @@
 """Typed settings with defaults, parsed once at the edge.
 
-Sources, later wins: defaults < `[tool.fixloop]` in the project's pyproject.toml < LSP
+Sources, later wins: defaults < the user's config file (`$FIXLOOP_CONFIG`, else
+`$XDG_CONFIG_HOME/fixloop/config.toml`) < `[tool.fixloop]` in the project's pyproject.toml < LSP
 initializationOptions / workspace configuration < CLI flags. A bad value is reported and
 replaced by its default; it never stops the program.
+
+The project's table is untrusted (`PROJECT_RULES`): it may only tighten a limit below the value it
+would override, switch things off, never choose the backend, prices, budgets, endpoints, keys, the
+memory's location or an interpreter outside the project. Each refused key is named.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import typing
 from dataclasses import dataclass, field
@@ -73,6 +79,15 @@ class DiagnosticsSettings:
 
 
 @dataclass(frozen=True)
+class WorkspaceSettings:
+    """What a fix may copy: a root that is `/` or a home, or a tree larger than this, is refused."""
+
+    max_files: int = 20_000
+    max_mb: int = 500
+    allow_home: bool = False  # a home folder (or `/`) as the project root; the size limits still hold
+
+
+@dataclass(frozen=True)
 class Settings:
     python: str = ""
     max_iterations: int = Limits.max_iterations
@@ -92,6 +107,7 @@ class Settings:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
+    workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
 
     def limits(self) -> Limits:
         return Limits(
@@ -165,6 +181,33 @@ def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
     return settings, problems
 
 
+def user_config_path() -> Path:
+    explicit = os.environ.get("FIXLOOP_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "fixloop" / "config.toml"
+
+
+def from_user_file(base: Settings = Settings()) -> tuple[Settings, list[str]]:
+    """The user's own settings file (trusted, like the editor's settings): the same keys as [tool.fixloop]."""
+    path = user_config_path()
+    if not path.is_file():
+        return base, []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        return base, [f"{path}: cannot read it ({e}); using defaults"]
+    return load(data, base, f"{path}: ")
+
+
+def project_settings(workspace: Path) -> tuple[Settings, list[str]]:
+    """The user's file, then the project's [tool.fixloop] on top of it (tighten-only)."""
+    settings, problems = from_user_file()
+    settings, more = from_pyproject(workspace, settings)
+    return settings, problems + more
+
+
 def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settings, list[str]]:
     path = workspace / "pyproject.toml"
     if not path.is_file():
@@ -176,38 +219,122 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
     table = data.get("tool", {}).get("fixloop", {})
     if not isinstance(table, dict):
         return load(table, base, "[tool.fixloop] ")
-    table, refused = _without_untrusted(table)
+    table, refused = project_table(table, base, workspace)
     settings, problems = load(table, base, "[tool.fixloop] ")
     return settings, [f"[tool.fixloop] {r}" for r in refused] + problems
 
 
-# A repository is untrusted: its pyproject.toml may not pick where the key goes, which variable holds
-# it, or switch the sandbox off. Only the user's own settings (editor, CLI, environment) may.
-_UNTRUSTED = {
-    ("llm", "api_key"): "ignored; keep keys out of the repository (use the environment or the editor)",
-    ("llm", "api_key_env"): "ignored from a project file; set it in the editor or keep the default",
-    ("llm", "base_url"): "ignored from a project file (it decides where your API key is sent); "
-                         "set it in the editor settings instead",
-    ("memory", "uri"): "ignored from a project file (the memory holds code from all your projects); "
-                       "use --memory, FIXLOOP_MEMORY or the editor setting",
-    ("memory", "embedder"): "ignored from a project file (a plug-in embedder is code run outside the sandbox); "
-                            "set it in the editor settings instead",
+# ---- what a project's own file may set ------------------------------------------------------------
+# A repository is untrusted: its pyproject.toml may tighten a guard rail, never loosen one. Loosening,
+# and everything below marked USER, is for the user's own settings: the editor, CLI flags, the
+# environment and the user's config file.
+AT_MOST = "at_most"  # a number no larger than the value it would override
+ONLY_TRUE = "only_true"  # may switch on (offline, a warning), never off
+ONLY_FALSE = "only_false"  # may switch off (the model, the memory, test edits), never on
+INSIDE = "inside_project"  # a path inside the project, links not followed out of it
+USER = "user"  # never from a project file
+FREE = "free"  # guards nothing: the project decides
+
+_WHERE_USER = "set it in your own settings instead (the editor's settings, a CLI flag, or ~/.config/fixloop/config.toml)"
+PROJECT_RULES: dict[str, tuple[str, str]] = {
+    "python": (INSIDE, "an interpreter outside the project is yours to choose (--python or the editor setting)"),
+    "max_iterations": (AT_MOST, ""), "max_candidates": (AT_MOST, ""), "wall_seconds": (AT_MOST, ""),
+    "breaker_repeats": (AT_MOST, ""), "test_timeout": (AT_MOST, ""), "per_test_timeout": (AT_MOST, ""),
+    "max_tokens": (AT_MOST, ""), "max_cost_usd": (AT_MOST, ""), "warm_workers": (AT_MOST, ""),
+    "plausible_lookahead": (AT_MOST, ""),
+    "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
+    "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
+    "llm.model": (USER, "the model decides what you pay"),
+    "llm.base_url": (USER, "it decides where your API key is sent"),
+    "llm.api_key": (USER, "keep keys out of the repository (use the environment or the editor)"),
+    "llm.api_key_env": (USER, "it decides which secret of yours is sent"),
+    "llm.timeout_seconds": (AT_MOST, ""), "llm.max_retries": (AT_MOST, ""), "llm.max_tool_rounds": (AT_MOST, ""),
+    "llm.max_output_tokens": (AT_MOST, ""), "llm.context_tokens": (AT_MOST, ""),
+    "llm.daily_budget_usd": (USER, "budgets are yours"),
+    "llm.input_price_per_mtok": (USER, "prices decide when the cost limit stops a run"),
+    "llm.output_price_per_mtok": (USER, "prices decide when the cost limit stops a run"),
+    "llm.cache_read_price_per_mtok": (USER, "prices decide when the cost limit stops a run"),
+    "llm.cache_write_price_per_mtok": (USER, "prices decide when the cost limit stops a run"),
+    "sandbox.backend": (USER, "only you choose how the tests are isolated (--sandbox or the editor setting)"),
+    "sandbox.memory_mb": (AT_MOST, ""), "sandbox.processes": (AT_MOST, ""), "sandbox.disk_quota_mb": (AT_MOST, ""),
+    "sandbox.docker_image": (USER, "the image is fetched and run on your machine"),
+    "memory.enabled": (ONLY_FALSE, ""),
+    "memory.uri": (USER, "the memory holds code from all your projects; use --memory, FIXLOOP_MEMORY or the editor setting"),
+    "memory.embedder": (USER, "a plug-in embedder is code run outside the sandbox"),
+    "memory.min_pattern_count": (FREE, ""), "memory.max_rows": (AT_MOST, ""), "memory.index_threshold": (FREE, ""),
+    "diagnostics.safety": (ONLY_TRUE, ""), "diagnostics.memory": (FREE, ""), "diagnostics.max_file_bytes": (AT_MOST, ""),
+    "diagnostics.debounce_ms": (FREE, ""), "diagnostics.incremental": (FREE, ""), "diagnostics.bandit_on_save": (ONLY_TRUE, ""),
+    "workspace.max_files": (AT_MOST, ""), "workspace.max_mb": (AT_MOST, ""), "workspace.allow_home": (ONLY_FALSE, ""),
 }
 
 
-def _without_untrusted(table: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def setting_keys(base: Any = None, prefix: str = "") -> list[str]:
+    """Every leaf setting as a dotted name (`llm.model`)."""
+    base = Settings() if base is None else base
+    keys: list[str] = []
+    for f in dataclasses.fields(base):
+        value = getattr(base, f.name)
+        if dataclasses.is_dataclass(value):
+            keys += setting_keys(value, f"{prefix}{f.name}.")
+        else:
+            keys.append(f"{prefix}{f.name}")
+    return keys
+
+
+def _refusal(rule: str, why: str, key: str, value: Any, current: Any, workspace: Path) -> str:
+    """'' when the project may set `key` to `value` over `current`, else why not."""
+    if rule == FREE:
+        return ""
+    if rule == USER:
+        return f"{key}: ignored from a project file ({why}); {_WHERE_USER}"
+    if rule == INSIDE:
+        return "" if isinstance(value, str) and (value == "" or _inside(workspace, value)) else (
+            f"{key} = {value!r}: refused, it is outside the project; {why}")
+    if rule == AT_MOST:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > current:
+            return (f"{key} = {value!r}: refused, a project may only lower it (it stays {current!r}); "
+                    f"to raise it, {_WHERE_USER}")
+        return ""
+    if isinstance(value, bool) and value != (rule == ONLY_TRUE) and value != current:
+        return (f"{key} = {str(value).lower()}: refused, a project may only set it to "
+                f"{str(rule == ONLY_TRUE).lower()} (it stays {str(current).lower()}); {_WHERE_USER}")
+    return ""
+
+
+def _inside(workspace: Path, value: str) -> bool:
+    """A project path that stays inside the project: lexically, and with no folder on the way a link out of it
+    (the file itself may be a link: an interpreter's chain is read as data, never run on the host)."""
+    root = Path(os.path.realpath(workspace))
+    path = Path(os.path.normpath(Path(workspace) / os.path.expanduser(value)))
+    lexical_root = Path(os.path.normpath(workspace))
+    if lexical_root not in path.parents:
+        return False
+    parent = Path(os.path.realpath(path.parent))
+    return parent == root or root in parent.parents
+
+
+def project_table(table: dict[str, Any], base: Settings, workspace: Path, prefix: str = ""
+                  ) -> tuple[dict[str, Any], list[str]]:
+    """The project's table without what it may not set; one message per refused key."""
     refused: list[str] = []
-    out = dict(table)
-    for (section, key), why in _UNTRUSTED.items():
-        sub = out.get(section)
-        if isinstance(sub, dict) and any(k.replace("-", "_") == key for k in sub):
-            out[section] = {k: v for k, v in sub.items() if k.replace("-", "_") != key}
-            refused.append(f"{section}.{key}: {why}")
-    sandbox = out.get("sandbox")
-    if isinstance(sandbox, dict) and sandbox.get("backend") == "none":
-        out["sandbox"] = {k: v for k, v in sandbox.items() if k != "backend"}
-        refused.append('sandbox.backend = "none": ignored from a project file; only you can switch the '
-                       "sandbox off (--sandbox none, or the editor setting)")
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        dotted = f"{prefix}{name}"
+        current = getattr(base, name, None)
+        if dataclasses.is_dataclass(current) and isinstance(value, dict):
+            out[key], more = project_table(value, current, workspace, f"{dotted}.")
+            refused += more
+            continue
+        rule, why = PROJECT_RULES.get(dotted, (FREE, "")) if current is not None else (FREE, "")
+        problem = _refusal(rule, why, dotted, value, current, workspace)
+        if problem:
+            refused.append(problem)
+        elif rule == INSIDE and isinstance(value, str) and value:
+            # Relative to the project, not to wherever fixloop was started.
+            out[key] = os.path.normpath(Path(workspace) / os.path.expanduser(value))
+        else:
+            out[key] = value
     return out, refused
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
-from .config import Settings
+from .config import Settings, project_settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
 from .core.ports import Proposer
 from .runlog import RunLog, new_run_id
+from .runner.interpreter import InterpreterUnusable
 from .sandbox.api import SandboxUnavailable
 from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
@@ -21,8 +22,11 @@ from .workspace_io import ApplyResult, apply_patch
 
 class FixSession:
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
-                 overlays: Mapping[str, str] | None = None, first_proposers: Sequence[Proposer] = ()) -> None:
+                 overlays: Mapping[str, str] | None = None, first_proposers: Sequence[Proposer] = (),
+                 notes: Sequence[str] | None = None) -> None:
         self.workspace = workspace
+        # Settings problems found at the edge (refused project keys first): named in the run log too.
+        self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.first_proposers = tuple(first_proposers)  # tried before the configured ones (scripted fakes)
         self.settings = settings
         self.task = make_task(workspace, settings, scope, overlays)
@@ -33,6 +37,7 @@ class FixSession:
         self.summary: dict[str, Any] = {}
         self.originals: dict[str, bytes] = {}
         self.encodings: dict[str, str] = {}
+        self.python = ""  # the interpreter that runs the tests, once known
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -46,15 +51,29 @@ class FixSession:
     def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
         log = RunLog(self.workspace, self.run_id)
 
+        noted: list[bool] = []
+
         def handle(event: Event) -> None:
+            if event.kind == "started":
+                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits()})
+            if event.kind == "finished" and not noted:  # stopped before it started: the settings still count
+                notes(event.time)
             log.event(event)
             on_event(event)
+            if event.kind == "started" and not noted:
+                notes(event.time)
+
+        def notes(when: float) -> None:
+            noted.append(True)
+            for note in self.notes:
+                handle(Event("note", self.run_id, when, "start", None, {"message": f"config: {note}", "config": note}))
 
         copy_seconds = 0.0
         try:
             t0 = time.monotonic()
             self.runner = make_runner(self.task, self.settings)
             copy_seconds = time.monotonic() - t0
+            self.python = self.runner.interpreter.describe()
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
             ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
@@ -66,7 +85,8 @@ class FixSession:
                 outcome = drive(run(self.task, ports, self.run_id), handle)
         except Exception as e:  # a program failure still ends the run cleanly, with a summary
             # No working sandbox is a setup problem with its own instructions, not an internal error.
-            message = str(e) if isinstance(e, SandboxUnavailable) else f"internal error: {type(e).__name__}: {e}"
+            message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
+                       else f"internal error: {type(e).__name__}: {e}")
             outcome = Outcome(Status.ERROR, self.run_id, message)
             handle(Event("finished", self.run_id, time.monotonic(), "done", None,
                          {"status": "error", "message": outcome.message}))
@@ -80,7 +100,17 @@ class FixSession:
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         self.summary = log.finish(outcome)
+        self.summary["python"] = self.runner.python if self.runner is not None else ""
+        self.summary["limits"] = self.limits()
         return outcome
+
+    def limits(self) -> dict[str, Any]:
+        """The limits this run really uses (after any refused project value), for the log and the summary."""
+        s = self.settings
+        return {**dataclasses.asdict(s.limits()), "warm_workers": s.warm_workers, "backend": s.sandbox.backend,
+                "sandbox_memory_mb": s.sandbox.memory_mb, "sandbox_processes": s.sandbox.processes,
+                "disk_quota_mb": s.sandbox.disk_quota_mb,
+                "input_price_per_mtok": s.llm.input_price_per_mtok, "output_price_per_mtok": s.llm.output_price_per_mtok}
 
     def apply(self) -> ApplyResult:
         if self.outcome is None or self.outcome.patch is None:

@@ -1,6 +1,10 @@
+import os
 from pathlib import Path
 
-from fixloop.config import Settings, from_pyproject, load
+import pytest
+
+from fixloop.config import (AT_MOST, FREE, INSIDE, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, USER, Settings,
+                            from_pyproject, load, project_settings, setting_keys)
 
 
 def test_defaults_and_overrides() -> None:
@@ -39,4 +43,106 @@ def test_a_project_file_cannot_redirect_the_key_or_switch_the_sandbox_off(tmp_pa
     assert settings.max_candidates == 9
     assert settings.llm.base_url == "" and settings.llm.api_key_env == "ANTHROPIC_API_KEY"
     assert settings.llm.api_key == "" and settings.sandbox.backend == "auto"
-    assert len(problems) == 4 and all("ignored" in p for p in problems)
+    assert len(problems) == 4 and all("ignored from a project file" in p for p in problems)
+
+
+# ---- a project may only tighten ------------------------------------------------------------------------
+
+def _project(tmp_path: Path, toml: str) -> tuple[Settings, list[str]]:
+    (tmp_path / "pyproject.toml").write_text(toml)
+    return from_pyproject(tmp_path)
+
+
+def _get(settings: object, dotted: str) -> object:
+    for part in dotted.split("."):
+        settings = getattr(settings, part)
+    return settings
+
+
+def _toml(dotted: str, value: str) -> str:
+    *section, key = dotted.split(".")
+    return f"[tool.fixloop{''.join('.' + s for s in section)}]\n{key} = {value}\n"
+
+
+def test_every_setting_has_a_project_rule() -> None:
+    """A new setting must say whether a project may set it: no key is free by omission."""
+    assert set(setting_keys()) == set(PROJECT_RULES)
+    assert {rule for rule, _ in PROJECT_RULES.values()} <= {AT_MOST, ONLY_TRUE, ONLY_FALSE, INSIDE, USER, FREE}
+
+
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == AT_MOST))
+def test_a_project_may_lower_a_limit_but_not_raise_it(tmp_path: Path, key: str) -> None:
+    default = _get(Settings(), key)
+    assert isinstance(default, (int, float)) and default >= 2, key
+    lower = type(default)(max(2, default // 2) if isinstance(default, int) else default / 2)
+    settings, problems = _project(tmp_path, _toml(key, repr(lower)))
+    assert _get(settings, key) == lower and problems == [], problems
+    higher = type(default)(default * 10)
+    settings, problems = _project(tmp_path, _toml(key, repr(higher)))
+    assert _get(settings, key) == default
+    assert len(problems) == 1 and f"{key} = {higher!r}: refused, a project may only lower it" in problems[0]
+    assert "your own settings" in problems[0]
+
+
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule in (ONLY_TRUE, ONLY_FALSE)))
+def test_a_project_may_switch_a_guard_on_but_not_off(tmp_path: Path, key: str) -> None:
+    allowed = PROJECT_RULES[key][0] == ONLY_TRUE
+    default = _get(Settings(), key)
+    settings, problems = _project(tmp_path, _toml(key, str(allowed).lower()))
+    assert _get(settings, key) is allowed and problems == [], problems
+    settings, problems = _project(tmp_path, _toml(key, str(not allowed).lower()))
+    if default is (not allowed):  # already the default: nothing is loosened
+        assert problems == []
+    else:
+        assert _get(settings, key) is default
+        assert len(problems) == 1 and f"a project may only set it to {str(allowed).lower()}" in problems[0]
+
+
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == USER))
+def test_a_project_may_not_set_the_users_keys(tmp_path: Path, key: str) -> None:
+    default = _get(Settings(), key)
+    value = "0.0" if isinstance(default, float) else "'x-from-the-project'"
+    settings, problems = _project(tmp_path, _toml(key, value))
+    assert _get(settings, key) == default
+    assert len(problems) == 1 and f"{key}: ignored from a project file" in problems[0], problems
+
+
+def test_prices_backend_and_budget_are_refused_each_by_name(tmp_path: Path) -> None:
+    settings, problems = _project(tmp_path, "[tool.fixloop.llm]\ninput_price_per_mtok = 0\noutput_price_per_mtok = 0\n"
+                                            "daily_budget_usd = 1000\nmodel = 'big'\n"
+                                            "[tool.fixloop.sandbox]\nbackend = 'landlock'\n")
+    assert settings.llm == Settings().llm and settings.sandbox.backend == "auto"
+    named = " ".join(problems)
+    for key in ("llm.input_price_per_mtok", "llm.output_price_per_mtok", "llm.daily_budget_usd", "llm.model",
+                "sandbox.backend"):
+        assert key in named
+
+
+def test_a_project_interpreter_must_lie_inside_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    settings, problems = _project(project, "[tool.fixloop]\npython = '.venv/bin/python'\n")
+    assert settings.python == str(project / ".venv" / "bin" / "python") and problems == []  # made absolute
+    for outside in ("/usr/bin/python3", "../elsewhere/python", str(tmp_path / "python")):
+        settings, problems = _project(project, f"[tool.fixloop]\npython = '{outside}'\n")
+        assert settings.python == "" and "outside the project" in problems[0], outside
+    # A folder on the way that is a link out of the project does not count as inside.
+    (tmp_path / "real").mkdir()
+    os.symlink(tmp_path / "real", project / "tools")
+    settings, problems = _project(project, "[tool.fixloop]\npython = 'tools/python'\n")
+    assert settings.python == "" and "outside the project" in problems[0]
+
+
+def test_the_user_may_loosen_what_a_project_may_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's file is the base a project tightens; the user's later settings (editor, CLI) win over both."""
+    user = tmp_path / "user.toml"
+    user.write_text("test_timeout = 400\nwarm_workers = 4\n[sandbox]\nbackend = 'landlock'\n")
+    monkeypatch.setenv("FIXLOOP_CONFIG", str(user))
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.fixloop]\ntest_timeout = 300\nwarm_workers = 8\n")
+    settings, problems = project_settings(project)
+    assert settings.test_timeout == 300 and settings.warm_workers == 4 and settings.sandbox.backend == "landlock"
+    assert len(problems) == 1 and "warm_workers = 8: refused" in problems[0] and "(it stays 4)" in problems[0]
+    settings, more = load({"test_timeout": 900, "allow_test_edits": True}, settings, "--")
+    assert settings.test_timeout == 900 and settings.allow_test_edits is True and more == []

@@ -97,7 +97,7 @@ def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_p
 def test_a_key_in_pyproject_is_ignored_with_a_message(tmp_path: Path) -> None:
     from fixloop.config import from_pyproject
 
-    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.llm]\napi_key = "sk-committed"\nmodel = "m"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.llm]\napi_key = "sk-committed"\nmax_tool_rounds = 3\n')
     settings, problems = from_pyproject(tmp_path)
-    assert settings.llm.api_key == "" and settings.llm.model == "m"
-    assert problems and "ignored; keep keys out of the repository" in problems[0]
+    assert settings.llm.api_key == "" and settings.llm.max_tool_rounds == 3
+    assert problems and "llm.api_key: ignored from a project file (keep keys out of the repository" in problems[0]

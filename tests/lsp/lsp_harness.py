@@ -205,10 +205,10 @@ def project(tmp_path: Path, name: str = "ws", source: Path = INVENTORY) -> Path:
 @contextlib.asynccontextmanager
 async def lsp(profile: str, workspace: Path, tmp_path: Path, options: dict[str, Any] | None = None,
               patches: list[dict[str, Any]] | None = None, memory: list[dict[str, Any]] | None = None,
-              shutdown: bool = True) -> AsyncIterator[Session]:
+              shutdown: bool = True, env: dict[str, str] | None = None) -> AsyncIterator[Session]:
     scratch_tmp = tmp_path / "server-tmp"
     scratch_tmp.mkdir(exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "TMPDIR": str(scratch_tmp)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "TMPDIR": str(scratch_tmp), **(env or {})}
     env.pop("ANTHROPIC_API_KEY", None)
     if patches is not None:
         (tmp_path / "patches.json").write_text(json.dumps(patches))

@@ -7,6 +7,7 @@ bandit and the memory store load when first needed, so `initialize` answers at o
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import logging
 import signal
@@ -141,6 +142,18 @@ def _workspace_root(params: t.InitializeParams) -> Path | None:
     return root if root.is_dir() else None
 
 
+async def _warn_about_root(ls: FixloopServer) -> None:
+    """A root that is `/`, a home folder or too large to copy: say so now, fixes will be refused."""
+    from ..workspace_guard import refusal
+
+    if ls.root is None:
+        return
+    # The count stops at the limit, but it reads the disk: off the event loop.
+    refused = await asyncio.get_running_loop().run_in_executor(None, refusal, ls.root, ls.config.settings.workspace)
+    if refused:
+        ls.show(t.MessageType.Warning, f"fixloop: diagnostics only; {refused}")
+
+
 def _warm_up() -> None:
     """Load the grammar and the safety rules before the first document needs them."""
     try:
@@ -168,6 +181,8 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
         ls.pending_problems = []
         if ls.root is None:
             ls.show(t.MessageType.Warning, "fixloop: no workspace folder is open; diagnostics only, no fixes")
+        else:
+            await _warn_about_root(ls)
         threading.Thread(target=_warm_up, name="fixloop-warm-up", daemon=True).start()
         await ls.pull_configuration()
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..config import Settings, from_pyproject, load
+from ..config import Settings, load, project_settings
 
 REVIEW_MODES = ("workspaceEdit", "client")
 
@@ -22,14 +22,15 @@ class ServerConfig:
 
 def parse_options(raw: Any, workspace: Path | None, previous: ServerConfig | None = None,
                   where: str = "initializationOptions") -> tuple[ServerConfig, list[str]]:
-    """`{"settings": {...}, "review": str, "apiKey": str}` over the project's [tool.fixloop].
+    """`{"settings": {...}, "review": str, "apiKey": str}` over the project's [tool.fixloop] (which may only
+    tighten, over the user's config file).
 
     `None` (a client with nothing to say) keeps what we have."""
     problems: list[str] = []
     base = previous or ServerConfig()
     settings = Settings()
     if workspace is not None:
-        settings, more = from_pyproject(workspace)
+        settings, more = project_settings(workspace)
         problems.extend(more)
     if raw is None:
         if previous is None:

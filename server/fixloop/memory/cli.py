@@ -10,7 +10,7 @@ from typing import Any, Iterator, Optional, TextIO
 import typer
 from rich.console import Console
 
-from ..config import MemorySettings, from_pyproject
+from ..config import MemorySettings, project_settings
 from . import schema
 from .describe import query_text
 from .factory import make_store
@@ -25,7 +25,7 @@ MemoryOption = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Mem
 
 
 def _settings(uri: Optional[str]) -> MemorySettings:
-    settings, problems = from_pyproject(Path.cwd())
+    settings, problems = project_settings(Path.cwd())  # your config file, then the project (tighten-only)
     for p in problems:
         err.print(f"[yellow]config:[/] {p}")
     memory = settings.memory

@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
 from ..sandbox.hostio import read_beneath, unlink_beneath
+from .interpreter import PROBE_ENV, find_python, interpreter_for, interpreter_paths, real_executable  # noqa: F401
 from .report import parse_coverage, parse_report
 from .scratch import Scratch
 from .warm import WarmPool, WarmWorker
@@ -21,60 +22,7 @@ from .warm import WarmPool, WarmWorker
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
 WARM = Path(__file__).with_name("warm_worker.py")
 RUNTIME_DIR = ".fixloop_runtime"
-# Interpreter probes run before the sandbox exists: give them nothing worth stealing.
-PROBE_ENV = {"LANG": "C.UTF-8", **{k: v for k, v in os.environ.items()
-                                  if k in ("PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV")}}
 MAX_REPORT_BYTES = 20_000_000
-
-
-def find_python(workspace: Path, configured: str = "") -> str:
-    """The project's interpreter: configured, the workspace's virtualenv, the active one, then PATH."""
-    if configured:
-        return configured
-    for venv in (".venv", "venv", "env"):
-        candidate = workspace / venv / "bin" / "python"
-        if candidate.exists():
-            return str(candidate)
-    active = os.environ.get("VIRTUAL_ENV")
-    if active and (Path(active) / "bin" / "python").exists():
-        return str(Path(active) / "bin" / "python")
-    for name in ("python3", "python"):
-        found = shutil.which(name)
-        if found and _has_pytest(found):
-            return found
-    return sys.executable
-
-
-def _has_pytest(python: str) -> bool:
-    try:
-        return subprocess.run([python, "-c", "import pytest"], capture_output=True, env=PROBE_ENV, cwd="/", timeout=20).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-def real_executable(python: str) -> str:
-    """The interpreter behind a launcher shim (pyenv, asdf): shims need their manager, which no sandbox shows."""
-    try:
-        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, env=PROBE_ENV, cwd="/", text=True,
-                             timeout=20, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return python
-    return out if out and Path(out).is_file() else python
-
-
-def interpreter_paths(python: str) -> tuple[Path, ...]:
-    """Directories the sandbox must expose read-only for this interpreter to start."""
-    try:
-        out = subprocess.run(
-            [python, "-c", "import sys; print(sys.prefix); print(sys.base_prefix); print(sys.executable)"],
-            capture_output=True, env=PROBE_ENV, cwd="/", text=True, timeout=20, check=True,
-        ).stdout.split("\n")
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    paths = {Path(p).resolve() for p in out[:2] if p}
-    exe = Path(python)
-    paths.add(exe.parent.parent.resolve() if exe.parent.name == "bin" else exe.parent.resolve())
-    return tuple(sorted(paths))
 
 
 def sandbox_env(python: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -106,7 +54,8 @@ class PytestRunner:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
-        self.python = real_executable(find_python(workspace, python))
+        self.interpreter = interpreter_for(workspace, python, sandbox)  # never runs project code on the host
+        self.python = self.interpreter.path
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
         self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_report.py", PLUGIN.read_bytes())
@@ -116,7 +65,7 @@ class PytestRunner:
             # The warm workers copy each candidate's tree from this snapshot, taken before any test ran.
             shutil.copytree(self.scratch.root, runtime / "template", symlinks=True,
                             ignore=shutil.ignore_patterns(RUNTIME_DIR, ".git", "__pycache__"))
-        self.policy = Policy(read_only=interpreter_paths(self.python), env=sandbox_env(self.python))
+        self.policy = Policy(read_only=self.interpreter.read_only, env=sandbox_env(self.python))
         self.runs = 0
         self.warm_workers = warm_workers
         self.candidate_memory_mb = candidate_memory_mb
