@@ -94,9 +94,7 @@ class FixSession:
             if self.runner is not None:
                 self.runner.close()
         if self._cancel.is_set() and outcome.status is not Status.FIXED:
-            outcome = Outcome(Status.CANCELLED, outcome.run_id, "cancelled", None, outcome.attempts, outcome.baseline,
-                              outcome.iterations, outcome.candidates_evaluated, outcome.test_runs, outcome.plausible,
-                              outcome.usage, outcome.durations)
+            outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         self.summary = log.finish(outcome)

@@ -92,9 +92,9 @@ class RunManager:
             raise BadInput("no workspace folder is open: open the project's folder to fix it")
         from ..workspace_guard import refusal
 
-        refused = refusal(self.server.root, self.server.config.settings.workspace)
+        refused = refusal(self.editor.root(), self.editor.config().settings.workspace)
         if refused:  # before any copy is made
-            self.server.show(t.MessageType.Error, f"fixloop: {refused}")
+            self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
         request = Request(new_run_id(), scope)
         if self.active is None:
@@ -156,9 +156,9 @@ class RunManager:
 
         def report(event: Event) -> None:
             if event.kind == "started" and event.data.get("python"):
-                server.log(f"fixloop run {request.run_id}: tests run with {event.data['python']}")
+                self.editor.log(f"fixloop run {request.run_id}: tests run with {event.data['python']}")
             elif event.kind == "note" and event.data.get("config"):
-                server.log(f"fixloop settings: {event.data['config']}", t.MessageType.Warning)
+                self.editor.log(f"fixloop settings: {event.data['config']}")
             state.update(event)
             if progress:
                 self.progress().report(token, t.WorkDoneProgressReport(message=state.message(),
