@@ -66,11 +66,14 @@ class DefaultProviders:
 
         codes = getattr(catalog, "EDITOR_CODES", None)  # rules about generated code only stay out
         if not self._settings().diagnostics.incremental:
-            return [f for f in rules.scan(text, path) if codes is None or f.code in codes]
-        scanner = self._scanners.get(path)
-        if scanner is None:
-            scanner = self._scanners[path] = rules.IncrementalScanner(path)
-        return [f for f in scanner.update(text) if codes is None or f.code in codes]
+            found = rules.scan(text, path)
+        else:
+            scanner = self._scanners.get(path)
+            if scanner is None:
+                scanner = self._scanners[path] = rules.IncrementalScanner(path)
+            found = scanner.update(text)
+        # What blocks a candidate (e.g. FL-S013) is only a warning in code a person writes.
+        return catalog.for_editor(f for f in found if codes is None or f.code in codes)
 
     def closed(self, path: str) -> None:
         self._scanners.pop(path, None)
