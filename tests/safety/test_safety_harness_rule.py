@@ -85,6 +85,8 @@ BLOCKED = {
     "module_dict": "import sys\nns = sys.__dict__\n",
     "builtins": "__builtins__['__import__']\n",
     "globals_literal_module": "globals()['sys']\n",
+    "getattr_as_value": "import functools\nf = functools.reduce(getattr, parts, root)\n",
+    "resolve_name": "import pkgutil\nf = pkgutil.resolve_name('sys:_getframe')\n",
     # names built from strings
     "concat": "name = '_get' + 'frame'\n",
     "concat_dotted": "name = 'sys.' + 'modules'\n",
@@ -94,6 +96,8 @@ BLOCKED = {
     "percent": "name = '%s%s' % ('get_', 'referrers')\n",
     "format": "name = '{}{}'.format('set', 'trace')\n",
     "literal_exit": "name = '_exit'\n",
+    "concat_nested": "name = '_g' + ('et' + 'fra') + 'me'\n",
+    "join_tuple": "name = '.'.join(('sys', 'modules'))\n",
 }
 
 

@@ -111,7 +111,8 @@ NETWORK = {
 } | {f"{lib}.{verb}" for lib in ("requests", "httpx")
      for verb in ("get", "post", "put", "patch", "delete", "head", "options", "request", "stream",
                   "Session", "Client", "AsyncClient")}
-DYNAMIC_IMPORT = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
+DYNAMIC_IMPORT = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__",
+                  "pkgutil.resolve_name"}
 
 # FL-S013. Names flagged wherever they are used (called or passed around), after alias resolution.
 HARNESS_NAMES = {
@@ -166,7 +167,8 @@ PATH_DELETE_METHODS = {"unlink", "rmdir"}
 # The last name segments that can start a flagged call: the anchors the scanner looks for.
 ANCHOR_NAMES = frozenset({q.rsplit(".", 1)[-1] for q in CALL_KINDS} | PATH_WRITE_METHODS | PATH_DELETE_METHODS
                          | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES} | HARNESS_MODULES | FRAME_ATTRS
-                         | {"__dict__", "__builtins__", "__getattribute__"})
+                         | {"__dict__", "__builtins__", "__getattribute__", "getattr", "setattr", "delattr",
+                            "__import__", "vars", "globals", "locals"})
 
 # Secrets: identifier words that name one, and trailing words that mean "about a secret", not one.
 SECRET_WORDS = {"password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey",
