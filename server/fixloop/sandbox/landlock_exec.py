@@ -215,13 +215,15 @@ def stop_tree(me: int, end: float) -> list[int]:
                 while state(pid) not in STOPPED and time.monotonic() < wait_until:
                     time.sleep(0.0002)
             stack.extend(children(pid))
+        # Known before this scan: what the walk reached, or (without children lists) what earlier scans found.
+        known = visited if have_children_lists else set(seen)
         tree = descendants(process_table(), me)
         running = [pid for pid, st in tree.items() if st not in STOPPED]
         for pid in tree:
             if pid not in seen:
                 seen.add(pid)
                 order.append(pid)
-        if (not running and set(tree) <= visited) or time.monotonic() > end:
+        if (not running and set(tree) <= known) or time.monotonic() > end:
             return [pid for pid in order if pid in tree]
         for pid in running:  # without children lists (or for what they missed), the scan stops them
             _signal(pid, signal.SIGSTOP)
