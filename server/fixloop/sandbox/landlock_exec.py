@@ -129,7 +129,8 @@ def process_table() -> dict[int, tuple[int, str]]:
 
 def descendants(table: dict[int, tuple[int, str]], root: int) -> dict[int, str]:
     """Every process below `root` (not only its children: a subreaper inherits orphans, but a chain
-    of living parents keeps a whole subtree out of sight of a children-only scan), with its state."""
+    of living parents keeps a whole subtree out of sight of a children-only scan), with its state,
+    each parent before its children."""
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():
         children.setdefault(ppid, []).append(pid)
@@ -185,49 +186,37 @@ def children(pid: int) -> list[int]:
 
 
 def stop_tree(me: int, end: float) -> list[int]:
-    """SIGSTOP every descendant, parents before children, and return them in that order.
+    """SIGSTOP every descendant; return them parents before children.
 
-    A stopped process cannot fork, and once it shows as stopped any fork it was making has finished,
-    so its list of children is final: walking down that way catches up with a fork chain however fast
-    it runs (a full scan of /proc is slower than one fork). The walk repeats until a whole-table scan
-    (which also sees what the children lists cannot, e.g. an orphan just re-parented) finds every
-    descendant known and stopped."""
+    A stopped process cannot fork. Two scans of /proc in a row that find the same processes, all
+    stopped, prove that nothing is left running: any fork finished before its parent stopped, so
+    before the second scan began. A scan alone is slower than one fork, so a chain could stay ahead of
+    it: what a scan finds running is chased down the kernel's children lists instead (stop it, wait
+    until it shows stopped, and its list of children is final), which catches up with any chain."""
     have_children_lists = os.path.exists(f"/proc/{me}/task/{me}/children")
-    order: list[int] = []
-    seen: set[int] = set()
-    for pid, st in descendants(process_table(), me).items():  # the bulk at once; the walk then rarely waits
-        if st not in STOPPED:
-            _signal(pid, signal.SIGSTOP)
+    previous: set[int] | None = None
     while True:
-        stack = children(me) if have_children_lists else []
-        visited: set[int] = set()
-        while stack:
-            pid = stack.pop()
-            if pid in visited:
-                continue
-            visited.add(pid)
-            if pid not in seen:
-                seen.add(pid)
-                order.append(pid)
-            if state(pid) not in STOPPED:
-                _signal(pid, signal.SIGSTOP)
-                wait_until = min(end, time.monotonic() + 0.02)  # a process in D state stops later
-                while state(pid) not in STOPPED and time.monotonic() < wait_until:
-                    time.sleep(0.0002)
-            stack.extend(children(pid))
-        # Known before this scan: what the walk reached, or (without children lists) what earlier scans found.
-        known = visited if have_children_lists else set(seen)
         tree = descendants(process_table(), me)
         running = [pid for pid, st in tree.items() if st not in STOPPED]
-        for pid in tree:
-            if pid not in seen:
-                seen.add(pid)
-                order.append(pid)
-        if (not running and set(tree) <= known) or time.monotonic() > end:
-            return [pid for pid in order if pid in tree]
-        for pid in running:  # without children lists (or for what they missed), the scan stops them
+        if (not running and previous == set(tree)) or time.monotonic() > end:
+            return list(tree)
+        previous = None if running else set(tree)
+        for pid in running:  # all at once first: the chase below then rarely has to wait
             _signal(pid, signal.SIGSTOP)
-        time.sleep(0.001)
+        chased: set[int] = set(tree)
+        stack = running if have_children_lists else []
+        while stack and time.monotonic() < end:
+            pid = stack.pop()
+            wait_until = min(end, time.monotonic() + 0.02)  # a process in D state stops later
+            while state(pid) not in STOPPED and time.monotonic() < wait_until:
+                time.sleep(0.0002)
+            for child in children(pid):
+                if child not in chased:
+                    chased.add(child)
+                    _signal(child, signal.SIGSTOP)
+                    stack.append(child)
+        if not stack and running:
+            time.sleep(0.001)
 
 
 def kill_tree(seconds: float = KILL_SECONDS) -> bool:
