@@ -77,12 +77,14 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
 def make_editor_scanner(path: str) -> Callable[[str], list[Finding]]:
     """The safety rules for one open document, re-scanning only what each edit changed. Rules about
     generated code only stay out of the editor (`catalog.EDITOR_CODES`)."""
-    return rules.IncrementalScanner(path, codes=catalog.EDITOR_CODES).update
+    scanner = rules.IncrementalScanner(path, codes=catalog.EDITOR_CODES)
+    # What blocks a candidate (e.g. FL-S013) is only a warning in code a person writes.
+    return lambda text: catalog.for_editor(scanner.update(text))
 
 
 def editor_safety_scan(text: str, path: str) -> list[Finding]:
     """The same findings as `make_editor_scanner`, from a whole-text scan."""
-    return rules.scan(text, path, codes=catalog.EDITOR_CODES)
+    return catalog.for_editor(rules.scan(text, path, codes=catalog.EDITOR_CODES))
 
 
 def bandit_findings(text: str, path: str) -> list[Finding]:

@@ -59,8 +59,9 @@ POSITIVE = [
     ("FL-S010", "requests.get(url)\n"),
     ("FL-S010", "urllib.request.urlopen(url)\n"),
     ("FL-S010", "s = socket.socket()\n"),
-    ("FL-S011", "mod = importlib.import_module(name)\n"),
-    ("FL-S011", "mod = __import__(name)\n"),
+    ("FL-S013", "mod = importlib.import_module(name)\n"),
+    ("FL-S013", "mod = __import__(name)\n"),
+    ("FL-S013", "frame = sys._getframe(1)\n"),
 ]
 
 
@@ -135,7 +136,7 @@ def test_shell_flag_variable_is_a_warning() -> None:
     ("from shutil import rmtree\n", "rmtree('/home/someone')\n", "FL-S009"),
     ("from os import *\n", "system(cmd)\n", "FL-S002"),
     ("import os.path as osp, shutil\n", "shutil.rmtree(osp.expanduser('~/.cache'))\n", "FL-S009"),
-    ("from importlib import import_module\n", "import_module(name)\n", "FL-S011"),
+    ("from importlib import import_module\n", "import_module(name)\n", "FL-S013"),
     ("import subprocess\nrun = subprocess.run\n", "run(cmd, shell=True)\n", "FL-S003"),
     ("import subprocess\nproc = subprocess\n", "proc.Popen(cmd, shell=True)\n", "FL-S003"),
     ("import os\nshell = os.system\n", "shell(cmd)\n", "FL-S002"),
@@ -218,7 +219,7 @@ def test_editor_codes_leave_out_the_generated_code_rules() -> None:
     text = HEADER + "eval(x)\nrequests.get(u)\nopen('/etc/x', 'w')\n"
     assert [f.code for f in scan(text, "pkg/m.py")] == ["FL-S001", "FL-S010", "FL-S008"]
     assert [f.code for f in scan(text, "pkg/m.py", codes=EDITOR_CODES)] == ["FL-S001"]
-    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)}
+    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)} | {"FL-S013"}
 
 
 def test_scans_from_several_threads_agree() -> None:

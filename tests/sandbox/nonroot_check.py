@@ -69,6 +69,8 @@ def main():
         "daemon": ([], {}),
         "sleep_forever": ([], {"wall_seconds": 1.5}),
         "mem_bomb": (["32"], {"address_space_mb": 300}),
+        "setsid_chain": (["1100", "all"], {"processes": 4096, "memory_total_mb": 0, "wall_seconds": 90,
+                                           "cpu_seconds": 60}),
     }
     report = {}
     for name, (args, limits) in attacks.items():
@@ -83,7 +85,8 @@ def main():
                 pass
         time.sleep(0.3)
         facts.update(limit_hit=result.limit_hit, timed_out=result.timed_out, duration=result.duration,
-                     leftovers=leftovers(tag), stderr=result.stderr_tail[-300:] or result.stderr_head[-300:])
+                     leftovers=leftovers(tag), stderr=result.stderr_tail[-300:] or result.stderr_head[-300:],
+                     shm_left=os.path.exists(f"/dev/shm/fixloop-abuse-{tag}"))
         report[name] = facts
     hits = []
     for s in (tcp, unix):

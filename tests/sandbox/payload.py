@@ -236,6 +236,31 @@ def flood(mb):
     out.flush()
 
 
+def setsid_chain(links, wait="all"):
+    """A chain of `links` short-lived processes, each in its own session, each handing on to the next
+    before it turns into a tagged `sleep 60` (so every sleep is the parent of the next link); plus a
+    file in /dev/shm. `wait`: "all" returns once the last link exists, "none" returns while the chain
+    is still growing (the supervisor then races it)."""
+    tag = sys.argv[2]
+    shm = f"/dev/shm/fixloop-abuse-{tag}"
+    say(shm=attempt(lambda: open(shm, "w").write("left behind")))
+    done_r, done_w = os.pipe()
+    if os.fork() == 0:
+        os.close(done_r)
+        for _ in range(int(links)):
+            os.setsid()
+            if os.fork() != 0:
+                os.execv("/bin/sleep", [f"sleep-{tag}", "60"])
+        os.write(done_w, b"x")
+        os._exit(0)
+    os.close(done_w)
+    if wait == "all":
+        import select
+
+        ready, _, _ = select.select([done_r], [], [], 30)
+        say(chain_done=bool(ready))
+    say(chain_started=True)
+
 if __name__ == "__main__":
     name, _tag, *args = sys.argv[1:]
     say(attack=name, uid=os.getuid())

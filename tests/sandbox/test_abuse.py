@@ -206,3 +206,19 @@ def test_the_host_listeners_do_notice_a_connection(world: World) -> None:
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(world.listener.unix_path)
     assert sorted(set(world.listener.drain())) == ["tcp", "unix"]
+
+
+@pytest.mark.parametrize("wait", ["all", "none"])
+def test_setsid_chain_and_shm_file_are_gone_after_the_run(sandbox: Any, world: World, wait: str) -> None:
+    # 1,100 links, each in its own session, each the parent of the next and then a `sleep 60`; "none"
+    # ends the run while the chain still grows, so the supervisor races it.
+    before = world.snapshot()
+    result, facts = world.run(sandbox, "setsid_chain", "1100", wait, processes=4096, memory_total_mb=0,
+                              wall_seconds=90, cpu_seconds=60)
+    assert facts.get("shm", "").startswith("ok") and facts.get("chain_started"), (facts, result.stderr_tail)
+    if wait == "all":
+        assert facts.get("chain_done"), facts
+    assert not result.timed_out, result
+    assert world.leftovers(wait=1.0) == [], "processes of the chain outlived the run"
+    assert not Path(f"/dev/shm/fixloop-abuse-{world.tag}").exists(), "the run's /dev/shm file outlived it"
+    assert world.snapshot() == before

@@ -34,7 +34,7 @@ def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, str(HERE / "nonroot_check.py"),
          request.param],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=300,
         # pyseccomp is one pure-Python file over libseccomp: the system python can use this copy.
         env={"PYTHONPATH": os.pathsep.join(filter(None, [str(SERVER), _pyseccomp_dir()])), "PATH": "/usr/bin:/bin"},
     )
@@ -65,6 +65,9 @@ def test_unprivileged_recipe_contains_everything(report: dict[str, Any]) -> None
     assert report["daemon"]["parent_exits"] and report["daemon"]["duration"] < 5
     assert report["sleep_forever"]["timed_out"] and report["sleep_forever"]["limit_hit"] == "wall"
     assert report["mem_bomb"]["limit_hit"] == "memory"
+    chain = report["setsid_chain"]
+    assert chain["shm"].startswith("ok") and chain["chain_done"] and not chain["timed_out"], chain
+    assert not chain["shm_left"], "the run's /dev/shm file outlived it"
     assert all(v["leftovers"] == [] for k, v in report.items() if k != "host"), "processes left running"
     host = report["host"]
     assert host == {"hits": [], "bait_alive": True, "key": "BAIT-PRIVATE-KEY\n", "original": "VALUE = 1\n",

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from .catalog import BUILTIN_CALLS, CALL_KINDS
+from .catalog import BUILTIN_CALLS, CALL_KINDS, is_harness
 
 _WORD = re.compile(rb"\w")
 # Modules so rarely used as variable names that an unbound use still means the module.
-IMPLICIT_MODULES = frozenset({"os", "subprocess", "pickle", "marshal", "shutil", "tempfile", "builtins", "importlib"})
+IMPLICIT_MODULES = frozenset({"os", "subprocess", "pickle", "marshal", "shutil", "tempfile", "builtins", "importlib",
+                              "sys", "inspect", "gc", "ctypes", "faulthandler", "threading", "traceback"})
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Bindings:
         if name in BUILTIN_CALLS or name in IMPLICIT_MODULES:
             return name
         for module in self.star_modules:  # `from os import *` then `system(...)`
-            if f"{module}.{name}" in CALL_KINDS:
+            if f"{module}.{name}" in CALL_KINDS or is_harness(f"{module}.{name}"):
                 return f"{module}.{name}"
         return None
 
@@ -70,7 +71,7 @@ def collect(root: Node, src: bytes) -> Bindings:
     modules = {target.split(".", 1)[0] for target in names.values()} | IMPLICIT_MODULES
     for name, value in _module_level_names(root):
         target = imports.qualify_node(value) if value is not None else None
-        if target and (target in CALL_KINDS or target.split(".", 1)[0] in modules):
+        if target and (target in CALL_KINDS or is_harness(target) or target.split(".", 1)[0] in modules):
             names[name] = target  # `run = subprocess.run`, `sp = subprocess`: an alias by assignment
         elif name in BUILTIN_CALLS:
             names[name] = ""  # `def eval(...)` or `eval = safe_eval` at module level: not the builtin

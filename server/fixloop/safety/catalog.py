@@ -3,13 +3,18 @@
 Codes never change meaning; a retired rule keeps its number unused. Severity "error" marks what a
 repair candidate may never introduce (the loop refuses to run it); "warning" is reported only.
 Rules with `generated_only` are about what generated code may do (write or delete outside the
-project, use the network, import computed names); in a human's library they are normal, so editor
-diagnostics use `EDITOR_CODES` and leave them out.
+project, use the network); in a human's library they are normal, so editor diagnostics use
+`EDITOR_CODES` and leave them out. A rule with an `editor_severity` blocks candidates but is shown
+in the editor at that severity (`for_editor`). Retired: FL-S011 (dynamic import, a warning), now
+part of FL-S013.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+from ..core.model import Finding
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,7 @@ class Rule:
     severity: str
     explanation: str
     generated_only: bool = False
+    editor_severity: str = ""  # "" = the same as `severity`
 
 
 RULES: dict[str, Rule] = {
@@ -50,17 +56,29 @@ RULES: dict[str, Rule] = {
         Rule("FL-S010", "network", "error",
              "opens a network connection from library code; a repair should not need the network",
              generated_only=True),
-        Rule("FL-S011", "dynamic-import", "warning",
-             "__import__/importlib.import_module of a computed name can load any module", generated_only=True),
         Rule("FL-S012", "run-config", "error",
              "changes how tests or the interpreter start (pytest, tox or setup configuration, .pth files, "
              "sitecustomize): a candidate could deselect tests, load a plugin or run code before them",
              generated_only=True),
+        Rule("FL-S013", "harness-reach", "error",
+             "reaches into the interpreter or the test harness (stack frames, the garbage collector's object "
+             "graph, sys.modules, trace hooks, ctypes, faulthandler), ends or signals its own process, or gets "
+             "there by a computed name (getattr, __import__, globals()[...] or a name built from strings): a "
+             "candidate could rewrite the test report instead of fixing the bug", editor_severity="warning"),
     )
 }
 
 
 EDITOR_CODES = frozenset(code for code, rule in RULES.items() if not rule.generated_only)
+
+
+def for_editor(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings as the editor shows them: a rule's `editor_severity` replaces its blocking one."""
+    out: list[Finding] = []
+    for f in findings:
+        rule = RULES.get(f.code)
+        out.append(replace(f, severity=rule.editor_severity) if rule and rule.editor_severity else f)
+    return out
 
 
 def explain(code: str) -> str:
@@ -93,24 +111,64 @@ NETWORK = {
 } | {f"{lib}.{verb}" for lib in ("requests", "httpx")
      for verb in ("get", "post", "put", "patch", "delete", "head", "options", "request", "stream",
                   "Session", "Client", "AsyncClient")}
-DYNAMIC_IMPORT = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
+DYNAMIC_IMPORT = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__",
+                  "pkgutil.resolve_name"}
+
+# FL-S013. Names flagged wherever they are used (called or passed around), after alias resolution.
+HARNESS_NAMES = {
+    "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.modules",
+    "sys._getframemodulename", "inspect.currentframe", "inspect.stack", "inspect.trace",
+    "inspect.getouterframes", "inspect.getinnerframes", "gc.get_objects", "gc.get_referrers",
+    "gc.get_referents", "os.kill", "os.killpg", "os._exit", "os.abort", "posix.kill", "posix.killpg",
+    "posix._exit", "posix.abort", "signal.raise_signal", "signal.pthread_kill", "signal.pidfd_send_signal",
+    "threading.settrace", "threading.setprofile", "threading.settrace_all_threads",
+    "threading.setprofile_all_threads", "_thread.interrupt_main", "traceback.walk_stack",
+}
+# Modules any use of which is flagged: raw memory, crash hooks, pytest's internals, fixloop's own plugin.
+HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fixloop_report"}
+# Modules whose attributes must not be reached by a computed name (getattr, __import__, ...).
+SENSITIVE_MODULES = HARNESS_MODULES | {"os", "posix", "nt", "sys", "gc", "inspect", "signal", "_signal",
+                                       "builtins", "__builtin__", "threading", "_thread", "traceback",
+                                       "importlib", "types"}
+FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+# Attribute names that, written as a literal (getattr(x, "f_back")) or built from strings, mean the same.
+BLOCKED_ATTRS = FRAME_ATTRS | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES}
+# Strings flagged wherever a literal (after folding `+`, `%`, .format, .join and f-strings) spells one:
+# the names that hardly mean anything else. "modules", "kill", "stack" or "os" alone count only where an
+# attribute or a module is named (getattr, __import__, globals()[...]).
+BLOCKED_STRINGS = FRAME_ATTRS | HARNESS_NAMES | HARNESS_MODULES | {
+    "_getframe", "_current_frames", "currentframe", "getouterframes", "getinnerframes", "get_objects",
+    "get_referrers", "get_referents", "settrace", "setprofile", "killpg", "pthread_kill", "raise_signal",
+    "pidfd_send_signal", "_exit", "__builtins__", "walk_stack", "interrupt_main",
+}
+NAME_LOOKUPS = {"getattr", "builtins.getattr", "setattr", "builtins.setattr", "delattr", "builtins.delattr",
+                "operator.attrgetter", "operator.methodcaller", "inspect.getattr_static"}
+NAMESPACES = {"vars", "globals", "locals", "builtins.vars", "builtins.globals", "builtins.locals"}
+
+
+def is_harness(qualified: str) -> bool:
+    return qualified in HARNESS_NAMES or qualified.split(".", 1)[0] in HARNESS_MODULES
+
 
 CALL_KINDS: dict[str, str] = {}
 for _kind, _names in (("exec", CODE_EXEC), ("os_shell", OS_SHELL), ("subprocess", SUBPROCESS),
                       ("shell_always", SHELL_ALWAYS), ("deserialize", DESERIALIZE), ("yaml", YAML_LOAD),
                       ("mktemp", MKTEMP), ("open", OPEN), ("delete", DELETE), ("network", NETWORK),
-                      ("import", DYNAMIC_IMPORT)):
+                      ("import", DYNAMIC_IMPORT), ("lookup", NAME_LOOKUPS), ("namespace", NAMESPACES)):
     for _name in _names:
         CALL_KINDS[_name] = _kind
 
 # Builtins that a bare name means unless the module rebinds it.
-BUILTIN_CALLS = {"eval", "exec", "open", "__import__"}
+BUILTIN_CALLS = {"eval", "exec", "open", "__import__", "getattr", "setattr", "delattr", "vars", "globals", "locals"}
 # Methods of path-like objects: flagged when the object is an outside path.
 PATH_WRITE_METHODS = {"write_text", "write_bytes", "open", "touch", "mkdir", "symlink_to", "hardlink_to"}
 PATH_DELETE_METHODS = {"unlink", "rmdir"}
 
 # The last name segments that can start a flagged call: the anchors the scanner looks for.
-ANCHOR_NAMES = frozenset({q.rsplit(".", 1)[-1] for q in CALL_KINDS} | PATH_WRITE_METHODS | PATH_DELETE_METHODS)
+ANCHOR_NAMES = frozenset({q.rsplit(".", 1)[-1] for q in CALL_KINDS} | PATH_WRITE_METHODS | PATH_DELETE_METHODS
+                         | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES} | HARNESS_MODULES | FRAME_ATTRS
+                         | {"__dict__", "__builtins__", "__getattribute__", "getattr", "setattr", "delattr",
+                            "__import__", "vars", "globals", "locals"})
 
 # Secrets: identifier words that name one, and trailing words that mean "about a secret", not one.
 SECRET_WORDS = {"password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 from tree_sitter import Node
 
@@ -20,13 +21,18 @@ from ..core.model import Finding
 from .bindings import Bindings
 from .catalog import (
     ANCHOR_NAMES,
+    BLOCKED_ATTRS,
+    BLOCKED_STRINGS,
     CALL_KINDS,
+    FRAME_ATTRS,
+    SENSITIVE_MODULES,
     NOT_A_SECRET_SUFFIXES,
     PATH_DELETE_METHODS,
     PATH_WRITE_METHODS,
     RULES,
     SECRET_WORDS,
     YAML_SAFE_LOADERS,
+    is_harness,
 )
 
 # Matched against the lower-cased text (same offsets: bytes.lower() maps ASCII only); factored by
@@ -73,7 +79,8 @@ class Matcher:
 
     def __init__(self, src: bytes, root: Node, bindings: Bindings, path: str, is_test: bool) -> None:
         self.src, self.root, self.bindings, self.path, self.is_test = src, root, bindings, path, is_test
-        aliases = frozenset(local for local, target in bindings.names.items() if target in CALL_KINDS)
+        aliases = frozenset(local for local, target in bindings.names.items()
+                            if target in CALL_KINDS or is_harness(target))
         self.anchors = _anchor_pattern(aliases)
 
     def scan(self, start: int = 0, end: int | None = None) -> dict[int, Hit]:
@@ -83,8 +90,13 @@ class Matcher:
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             if node is not None and node.type == "identifier" and node.start_byte == m.start() \
                     and node.end_byte == m.end():
-                hit = self._call(node)
+                hit = self._reference(node) or self._call(node)
                 if hit is not None:
+                    hits[hit.anchor] = hit
+        for pattern, quote_at in _STRING_HINTS:  # a few simple patterns: one alternation is 4x slower
+            for m in pattern.finditer(self.src, start, end):
+                hit = self._built_string(quote_at(m))
+                if hit is not None and hit.anchor not in hits:
                     hits[hit.anchor] = hit
         for m in _SECRET.finditer(self.src.lower(), start, end):
             node = self.root.descendant_for_byte_range(m.start(), m.end())
@@ -149,9 +161,128 @@ class Matcher:
             if not self.is_test:
                 return self._hit("FL-S010", name, call, f"{q}() opens a network connection")
         elif kind == "import":
-            if pos and _literal(pos[0]) is None:
-                return self._hit("FL-S011", name, call, f"{q}() of a computed module name")
+            module = _fold(pos[0]) if pos else None
+            if pos and module is None:
+                return self._hit("FL-S013", name, call, f"{q}() of a computed module name")
+            if module is not None and re.split(r"[.:]", module, maxsplit=1)[0] in SENSITIVE_MODULES:
+                return self._hit("FL-S013", name, call, f"{q}({module!r}) imports {module} by name")
+        elif kind == "lookup":
+            return self._lookup(name, call, q, pos)
+        elif kind == "namespace":
+            return self._namespace(name, call, f"{q}()")
         return None
+
+    # --- FL-S013: reaching into the interpreter or the test harness --------------------------
+
+    def _reference(self, name: Node) -> Hit | None:
+        """A frame attribute, a harness name or module used in any way (called, passed, imported)."""
+        parent = name.parent
+        if parent is None:
+            return None
+        text = _text(name)
+        if parent.type == "attribute" and parent.child_by_field_name("attribute") == name:
+            if text in FRAME_ATTRS:
+                return self._hit("FL-S013", name, parent, f".{text} reaches into a stack frame")
+            if text == "__dict__":
+                obj = parent.child_by_field_name("object")
+                if obj is not None and self.qualify(obj) in SENSITIVE_MODULES:
+                    return self._hit("FL-S013", name, parent, f"{_short(parent)} exposes a module's namespace")
+                return self._namespace(name, parent, _short(parent))
+            if text == "__getattribute__":
+                call = parent.parent
+                if call is not None and call.type == "call" and call.child_by_field_name("function") == parent:
+                    pos, _ = _arguments(call)
+                    attr = _fold(pos[-1]) if pos else ""
+                    if attr is None or attr in BLOCKED_ATTRS:
+                        return self._hit("FL-S013", name, call, f".__getattribute__({_short(pos[-1])}) looks up "
+                                         "an attribute by a computed or blocked name")
+                return None
+            node: Node = parent
+        else:
+            if text == "__builtins__":
+                return self._hit("FL-S013", name, name, "__builtins__ reaches the interpreter's builtins")
+            if text in _LOOKUP_BUILTINS and self.qualify(name) == text and not (
+                    parent.type == "call" and parent.child_by_field_name("function") == name):
+                return self._hit("FL-S013", name, name, f"{text} passed around as a value (a computed lookup)")
+            node = name
+        qualified = self.qualify(node)
+        if not qualified or not is_harness(qualified):
+            return None
+        span = node.parent if node.parent is not None and node.parent.type == "call" \
+            and node.parent.child_by_field_name("function") == node else node
+        return self._hit("FL-S013", name, span, f"{qualified} reaches into the interpreter, the test harness "
+                         "or the process itself")
+
+    def _lookup(self, name: Node, call: Node, q: str, pos: list[Node]) -> Hit | None:
+        """getattr/setattr/delattr/getattr_static (object, name) and attrgetter/methodcaller (name)."""
+        if q.rsplit(".", 1)[-1] in ("attrgetter", "methodcaller"):
+            attr = _fold(pos[0]) if pos else ""
+            if attr is None or any(part in BLOCKED_ATTRS for part in attr.split(".")):
+                return self._hit("FL-S013", name, call, f"{q}() of a computed or blocked attribute name")
+            return None
+        if not pos:
+            return None
+        if self.qualify(pos[0]) in SENSITIVE_MODULES:
+            return self._hit("FL-S013", name, call, f"{q}() on the {self.qualify(pos[0])} module")
+        if len(pos) < 2:
+            return None
+        attr = _fold(pos[1])
+        if attr is None:
+            return self._hit("FL-S013", name, call, f"{q}() of a computed attribute name ({_short(pos[1])})")
+        if attr in BLOCKED_ATTRS:
+            return self._hit("FL-S013", name, call, f"{q}(..., {attr!r}) reaches into the interpreter")
+        return None
+
+    def _namespace(self, name: Node, expr: Node, what: str) -> Hit | None:
+        """`globals()[key]`, `vars(x).get(key)`, `obj.__dict__[key]`: flagged when the key is computed
+        or names something the rule blocks."""
+        parent = expr.parent
+        key: Node | None = None
+        if parent is not None and parent.type == "subscript" and parent.child_by_field_name("value") == expr:
+            key = parent.child_by_field_name("subscript")
+            span = parent
+        elif parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == expr:
+            method, call = parent.child_by_field_name("attribute"), parent.parent
+            if _text(method) not in ("get", "pop", "setdefault", "__getitem__") or call is None \
+                    or call.type != "call":
+                return None
+            pos, _ = _arguments(call)
+            key, span = (pos[0] if pos else None), call
+        if key is None:
+            return None
+        value = _fold(key)
+        if value is None:
+            return self._hit("FL-S013", name, span, f"{what}[{_short(key)}] looks up a computed name")
+        if value in BLOCKED_STRINGS or value in BLOCKED_ATTRS or value in SENSITIVE_MODULES \
+                or value in ("__import__", "getattr", "__builtins__"):
+            return self._hit("FL-S013", name, span, f"{what}[{value!r}] reaches into the interpreter")
+        return None
+
+    def _built_string(self, quote: int) -> Hit | None:
+        """A string literal, or an expression of literals (+, %, .format, .join, f-strings), that spells
+        a blocked name: `getattr(sys, "_get" + "frame")` is `sys._getframe`."""
+        if quote < 0 or self.src[quote:quote + 1] not in (b"'", b'"'):
+            return None
+        node = self.root.descendant_for_byte_range(quote, quote + 1)
+        for _ in range(3):
+            if node is None or node.type == "string":
+                break
+            node = node.parent
+        if node is None or node.type != "string":
+            return None
+        best: Node | None = None
+        for _ in range(10):
+            if node.type in _FOLDABLE:
+                value = _fold(node)
+                if value is not None and value in BLOCKED_STRINGS:
+                    best = node
+            parent = node.parent
+            if parent is None or parent.type not in _FOLD_PATH:
+                break
+            node = parent
+        if best is None:
+            return None
+        return self._hit("FL-S013", best, best, f"the string {_fold(best)!r} names what the rule blocks")
 
     def _path_method(self, name: Node, func: Node, call: Node) -> Hit | None:
         method = _text(name)
@@ -292,6 +423,108 @@ def _literal(node: Node) -> str | None:
     if any(c.type == "interpolation" for c in node.children):
         return None
     return "".join(_text(c) for c in node.children if c.type == "string_content")
+
+
+# Where a string literal may spell, or help build, a blocked name (each with where its quote is): a
+# quoted blocked word, literals joined by + or % or written side by side, "sep".join(, "fmt".format(,
+# and an f-string interpolating a literal.
+def _before_dot(m: re.Match[bytes]) -> int:
+    at = m.start() - 1
+    while at >= 0 and m.string[at] in b" \t":
+        at -= 1
+    return at
+
+
+_STRING_HINTS: tuple[tuple[re.Pattern[bytes], Callable[[re.Match[bytes]], int]], ...] = (
+    (re.compile(rb"['\"](?:(?:" + _trie(sorted(w.encode() for w in BLOCKED_STRINGS)) + rb")['\"]"
+                rb"|\s*[+%]\s*\(?\s*[rRbBuUfF]{0,2}['\"]|[ \t]*(?:\\?\r?\n\s*|[ \t])[rRbBuUfF]{0,2}['\"])"),
+     lambda m: m.start()),
+    (re.compile(rb"\.join\("), _before_dot),
+    (re.compile(rb"\.format\("), _before_dot),
+    (re.compile(rb"\{\s*[rRbBuU]?['\"]"), lambda m: m.end() - 1),
+)
+_LOOKUP_BUILTINS = frozenset({"getattr", "setattr", "delattr", "__import__", "vars", "globals", "locals"})
+_FOLDABLE = frozenset({"string", "concatenated_string", "parenthesized_expression", "binary_operator", "call"})
+_FOLD_PATH = _FOLDABLE | {"list", "tuple", "argument_list", "attribute", "interpolation"}
+_SIMPLE_FIELDS = re.compile(r"\{\w*\}")
+_SIMPLE_PERCENT = re.compile(r"%[s%]")
+_FOLD_LIMIT = 200  # longer values cannot be a blocked name
+
+
+def _fold(node: Node, depth: int = 0) -> str | None:
+    """The value of an expression made only of string literals: +, %-formatting with %s, .format with
+    plain fields, "sep".join([...]), f-strings whose parts fold; None for anything else."""
+    if depth > 20:
+        return None
+    t = node.type
+    if t == "string":
+        out: list[str] = []
+        for c in node.children:
+            if c.type == "string_content":
+                out.append(_text(c))
+            elif c.type == "interpolation":
+                inner = c.child_by_field_name("expression")
+                if inner is None or any(x.type in ("format_specifier", "type_conversion") for x in c.children):
+                    return None
+                value = _fold(inner, depth + 1)
+                if value is None:
+                    return None
+                out.append(value)
+            elif c.type == "escape_sequence":
+                return None
+        return "".join(out)
+    if t == "concatenated_string" or t == "parenthesized_expression":
+        parts = [_fold(c, depth + 1) for c in node.named_children]
+        if not parts or any(p is None for p in parts) or (t == "parenthesized_expression" and len(parts) != 1):
+            return None
+        return _bounded("".join(parts))  # type: ignore[arg-type]
+    if t == "binary_operator":
+        op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if op is None or left is None or right is None:
+            return None
+        lv = _fold(left, depth + 1)
+        if lv is None:
+            return None
+        if op.type == "+":
+            rv = _fold(right, depth + 1)
+            return None if rv is None else _bounded(lv + rv)
+        if op.type == "%" and _SIMPLE_PERCENT.sub("", lv).count("%") == 0:
+            items = right.named_children if right.type == "tuple" else [right]
+            args = [_fold(i, depth + 1) for i in items]
+            if any(a is None for a in args):
+                return None
+            try:
+                return _bounded(lv % tuple(args))
+            except (TypeError, ValueError):
+                return None
+        return None
+    if t == "call":
+        func = node.child_by_field_name("function")
+        if func is None or func.type != "attribute":
+            return None
+        obj, attr = func.child_by_field_name("object"), func.child_by_field_name("attribute")
+        base = _fold(obj, depth + 1) if obj is not None else None
+        if base is None or attr is None:
+            return None
+        pos, kw = _arguments(node)
+        method = _text(attr)
+        if method == "join" and len(pos) == 1 and not kw and pos[0].type in ("list", "tuple"):
+            parts = [_fold(i, depth + 1) for i in pos[0].named_children]
+            return None if any(p is None for p in parts) else _bounded(base.join(parts))  # type: ignore[arg-type]
+        if method == "format" and not kw and "{" in base and _SIMPLE_FIELDS.sub("", base).count("{") == 0:
+            args = [_fold(i, depth + 1) for i in pos]
+            if any(a is None for a in args):
+                return None
+            try:
+                return _bounded(base.format(*args))
+            except (IndexError, KeyError, ValueError):
+                return None
+        return None
+    return None
+
+
+def _bounded(value: str) -> str | None:
+    return value if len(value) <= _FOLD_LIMIT else None
 
 
 def _leading_text(node: Node) -> str | None:
