@@ -97,6 +97,7 @@ def fix(
     memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Run without the learning memory."),
     allow_test_edits: bool = typer.Option(False, "--allow-test-edits", help="Let candidates edit test files."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     from .session import FixSession
@@ -124,7 +125,7 @@ def fix(
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
-    session = FixSession(workspace, settings, _scope(test, file))
+    session = FixSession(workspace, settings, _scope(test, file), seed=seed)
     try:
         with _Progress(err, quiet=False) as progress:
             outcome = session.run(progress)

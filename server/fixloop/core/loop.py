@@ -73,7 +73,8 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
         yield event("finished", "done", status=outcome.status.value, message=outcome.message)
         return outcome
 
-    yield event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
+    yield event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value,
+                seed=task.seed)
 
     # 1. Baseline: which tests fail now, and do they fail reliably?
     t0 = ports.now()
