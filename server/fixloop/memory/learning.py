@@ -17,7 +17,7 @@ from ..core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, Te
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
 from .describe import FailureInfo, describe
-from .priors import REVIEW_WEIGHT, Posterior, posterior_from, sample_weights
+from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .shapes import StatementEdit, Token, changed_statements, code_of, statements
 from .store import MemoryStore, new_id, quote, where_in
 
@@ -208,7 +208,7 @@ class LearningMemory:
             import numpy as np
 
             self._rng = np.random.default_rng(self.seed)
-        return sample_weights(post, self._rng)
+        return learned_priors(post, self._rng)
 
     def _record_outcome(self, outcome: Outcome, ctx: ProposalContext | None, attempts: list[Attempt]) -> None:
         if ctx is None or outcome.baseline is None or outcome.status is Status.CANCELLED:
