@@ -3,15 +3,20 @@
 The built-in order is the prior and evidence shrinks toward it. For one error class, each operator's
 chance that its candidate fixes the failure is a Beta posterior that starts with PSEUDO_COUNT
 pseudo-observations at BASE_RATE; the factor is the posterior mean over BASE_RATE (1.0 = no
-evidence), held within [MIN_FACTOR, MAX_FACTOR]. The search multiplies suspiciousness x built-in
-prior x factor, so class-level evidence reorders the operators at a line (and among lines of about
-the same suspiciousness) but never drags a candidate at a poorly-suspected line ahead of a good one.
-Evidence specific to a statement's shape acts through the replay proposer, not here.
+evidence), held within [MIN_FACTOR, MAX_FACTOR], and only once the operator has MIN_EVIDENCE
+observations in this class: a fix or a few misses in one other project say little about this one
+(measured: two misses of `arithmetic_swap` elsewhere turned a 1-candidate fix into 65-102). The
+search multiplies suspiciousness x built-in prior x factor, so class-level evidence reorders the
+operators at a line (and among lines of about the same suspiciousness) but never drags a candidate
+at a poorly-suspected line ahead of a good one. Evidence specific to a statement's shape acts
+through the replay proposer, not here.
 
-No sampling decides the order: the same memory gives the same factors. A share EXPLORE_SHARE of
-runs, drawn from the run's seeded generator, also carries one Thompson draw per operator under
-`explore:<operator>` keys; the search lets that draw put at most a few candidates first
-(`repair.search.EXPLORE_MAX`). Pure: counts in, factors out.
+No sampling decides the order: the same memory gives the same factors. Where the record has moved
+some operator, a share EXPLORE_SHARE of runs (drawn from the run's seeded generator) also carries
+one Thompson draw per operator under `explore:<operator>` keys; the search lets that draw put at most
+a few candidates first (`repair.search.EXPLORE_MAX`). Exploring counters a learned order that locks
+in; where nothing was learned the built-in order stands and nothing is explored. Pure: counts in,
+factors out.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ REVIEW_WEIGHT = 2.0  # a human accepting or rejecting a hunk says more than one 
 BASE_RATE = 0.2  # the chance a candidate of an operator with no record fixes the failure
 PSEUDO_COUNT = 10.0  # the built-in order weighs as much as ten observations
 MIN_FACTOR, MAX_FACTOR = 0.8, 1.25
+MIN_EVIDENCE = 5.0  # weighted observations (a review counts REVIEW_WEIGHT) before an operator moves
 EXPLORE_SHARE = 0.1  # runs that explore; each may put at most EXPLORE_MAX candidates first
 EXPLORE_RANGE = (0.5, 2.0)
 
@@ -49,6 +55,9 @@ class Posterior:
         s, f = self.successes.get(operator, 0.0), self.failures.get(operator, 0.0)
         return PSEUDO_COUNT * BASE_RATE + s, PSEUDO_COUNT * (1.0 - BASE_RATE) + f
 
+    def evidence(self, operator: str) -> float:
+        return self.successes.get(operator, 0.0) + self.failures.get(operator, 0.0)
+
     def mean(self, operator: str) -> float:
         a, b = self.beta(operator)
         return a / (a + b)
@@ -66,8 +75,9 @@ def _clip(value: float, low: float, high: float) -> float:
 
 
 def factors(post: Posterior) -> dict[str, float]:
-    """Posterior mean over the base rate, bounded: the exploitation factors."""
-    return {op: round(_clip(post.mean(op) / BASE_RATE, MIN_FACTOR, MAX_FACTOR), 6) for op in post.operators()}
+    """Posterior mean over the base rate, bounded, for operators with enough evidence: the order's factors."""
+    return {op: round(_clip(post.mean(op) / BASE_RATE, MIN_FACTOR, MAX_FACTOR), 6)
+            for op in post.operators() if post.evidence(op) >= MIN_EVIDENCE}
 
 
 def explore_draw(post: Posterior, rng: np.random.Generator) -> dict[str, float]:
@@ -80,10 +90,8 @@ def explore_draw(post: Posterior, rng: np.random.Generator) -> dict[str, float]:
 
 
 def learned_priors(post: Posterior, rng: np.random.Generator) -> dict[str, float]:
-    """The factors, plus an exploration draw in a seeded share of runs."""
-    if not post.operators():
-        return {}
+    """The factors, plus an exploration draw in a seeded share of the runs where some factor moved."""
     out = factors(post)
-    if float(rng.random()) < EXPLORE_SHARE:
+    if any(v != 1.0 for v in out.values()) and float(rng.random()) < EXPLORE_SHARE:
         out.update(explore_draw(post, rng))
     return out
