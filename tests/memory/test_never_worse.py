@@ -62,7 +62,7 @@ def test_the_same_memory_bug_and_seed_give_the_same_candidate_order(tmp_path: Pa
     uri = tmp_path / "memory"
     memory = make_memory(MemorySettings(uri=str(uri)), Path("/projects/shop"))
     assert memory is not None
-    for i in range(3):  # a record with wins and misses, so there is something to explore
+    for i in range(6):  # a record with wins and misses, enough to move operators and to explore
         _learn_fix(memory, run_id=f"run-{i}")
     _learn_fix(memory, run_id="run-x", operator="integer_nudge")
 
