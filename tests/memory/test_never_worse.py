@@ -53,7 +53,7 @@ def test_a_pair_is_never_fixed_with_more_candidates_with_the_memory_than_without
         copy = tmp_path / f"memory-{seed}"
         shutil.copytree(learned, copy)  # every seed starts from what the first bug taught
         count, _, started = _fix(PAIR / "b", tmp_path / f"warm-{seed}", copy, seed)
-        assert started["kind"] == "started" and started["data"]["seed"] == seed
+        assert started["kind"] == "started" and started["seed"] == seed
         warm.append(count)
     assert max(warm) <= cold, f"cold {cold}, warm {warm}"
 
