@@ -1,17 +1,24 @@
-"""Does memory make the next similar bug cheaper? Side by side, in one run, on the real loop.
+"""Does the memory make the next similar bug cheaper, and never dearer? Repeated with different seeds.
 
-For each pair under bench/memory_pairs/<class>/{a,b}: fix `a` with a fresh memory, then fix `b`
-twice: with an empty memory, and with the memory `a` left behind. A third column fixes `b` with
-one memory that holds every pair's `a` (replay must pick the right lesson among several).
-Prints candidate evaluations per run and the ratios (target: >= 2x fewer with memory).
+For each pair under bench/memory_pairs/<class>/{a,b}: fix `a` on a fresh memory (the store it leaves
+is kept), fix `b` on an empty memory ("cold"), then fix `b` once per seed on its own copy of what `a`
+left ("warm"). Everything is the real product: the offline engine, the LanceDB store in a temp dir,
+warm pytest workers and the sandbox the CLI would choose. The cold run and the `a` run see an empty
+memory, so their candidate order does not depend on the seed: each runs once per pair (`--cold-reps`
+repeats the cold run to check that).
 
-    PYTHONPATH=server python bench/memory_learning.py [--pairs threshold,and_or] [--json]
+Prints per pair and overall: candidates cold, warm min / median / max, the worst warm/cold ratio.
+Goal: warm never above cold + 10% in any repetition; overall median at least 5x fewer.
+
+    PYTHONPATH=server python bench/memory_learning.py [--reps 10] [--jobs 2] [--pairs threshold,decoy] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
+import multiprocessing
 import json
 import shutil
 import statistics
@@ -25,103 +32,111 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from fixloop.config import MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Outcome  # noqa: E402
-from fixloop.memory.embed import HashingEmbedder  # noqa: E402
-from fixloop.memory.store import MemoryStore  # noqa: E402
 from fixloop.session import FixSession  # noqa: E402
 
 PAIRS = ROOT / "bench" / "memory_pairs"
-TABLES = ("failures", "fixes", "decisions", "operator_stats")
 
 
 @dataclasses.dataclass
 class Run:
     status: str
     candidates: int
-    test_runs: int
     seconds: float
     fixed_by: str
-    llm_calls: int
+    order: list[str]  # proposer/operator of each evaluated candidate, in order
+    seed: int
 
 
-def fix(project: Path, memory_uri: Path, scratch: Path) -> Run:
+def fix(project: Path, memory_uri: Path, scratch: Path, seed: int) -> Run:
     work = scratch / f"{project.parent.name}-{project.name}-{time.monotonic_ns()}"
     shutil.copytree(project, work)
     settings = dataclasses.replace(Settings(), offline=True, memory=MemorySettings(uri=str(memory_uri)))
     started = time.monotonic()
-    outcome: Outcome = FixSession(work, settings).run()
-    return Run(outcome.status.value, outcome.candidates_evaluated, outcome.test_runs,
-               round(time.monotonic() - started, 2),
-               f"{outcome.patch.proposer}/{outcome.patch.operator}" if outcome.patch else "-", outcome.usage.llm_calls)
+    outcome: Outcome = FixSession(work, settings, seed=seed).run()
+    order = [f"{a.patch.proposer}/{a.patch.operator}" for a in outcome.attempts]
+    return Run(outcome.status.value, outcome.candidates_evaluated, round(time.monotonic() - started, 2),
+               f"{outcome.patch.proposer}/{outcome.patch.operator}" if outcome.patch else "-", order, seed)
 
 
-def merge_stores(sources: list[Path], target: Path) -> None:
-    merged = MemoryStore(str(target), HashingEmbedder()).open()
-    for source in sources:
-        store = MemoryStore(str(source), HashingEmbedder()).open()
-        for name in TABLES:
-            rows = store.rows(name, limit=max(store.count(name), 1))
-            for row in rows:
-                row.pop("embedder", None)
-            merged.upsert(name, rows)
-
-
-def ratio(without: list[int], with_: list[int]) -> float:
-    return sum(without) / max(sum(with_), 1)
+def run_pair(cls: str, reps: int, cold_reps: int, scratch: Path) -> dict[str, list[Run]]:
+    """`a` once, `b` cold, then `b` warm once per seed; in its own process when --jobs > 1."""
+    started = time.monotonic()
+    learned = scratch / f"memory-{cls}"
+    first = fix(PAIRS / cls / "a", learned, scratch, seed=0)
+    cold = [fix(PAIRS / cls / "b", scratch / f"empty-{cls}-{i}", scratch, seed=1000 + i) for i in range(cold_reps)]
+    warm = []
+    for seed in range(reps):
+        copy = scratch / f"warm-{cls}-{seed}"  # each repetition learns only from `a`
+        shutil.copytree(learned, copy)
+        warm.append(fix(PAIRS / cls / "b", copy, scratch, seed=seed))
+    print(f"{cls}: a {first.candidates}, cold {[r.candidates for r in cold]}, "
+          f"warm {[r.candidates for r in warm]} ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+    return {"first": [first], "cold": cold, "warm": warm}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default="", help="comma-separated classes (default: all)")
-    parser.add_argument("--json", action="store_true", help="print the table as JSON too")
+    parser.add_argument("--reps", type=int, default=10, help="warm runs per pair, one seed each")
+    parser.add_argument("--cold-reps", type=int, default=1, help="cold runs per pair (the order is seed-free)")
+    parser.add_argument("--jobs", type=int, default=1, help="pairs run side by side, one process each")
+    parser.add_argument("--json", action="store_true", help="print every run as JSON too")
     args = parser.parse_args()
     classes = sorted(p.name for p in PAIRS.iterdir() if (p / "a").is_dir() and (p / "b").is_dir())
     if args.pairs:
         classes = [c for c in classes if c in args.pairs.split(",")]
 
-    results: dict[str, dict[str, Run]] = {}
+    results: dict[str, dict[str, list[Run]]] = {}
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-memory-") as tmp:
         scratch = Path(tmp)
-        for cls in classes:
-            learned = scratch / f"memory-{cls}"
-            results[cls] = {"first": fix(PAIRS / cls / "a", learned, scratch)}
-            results[cls]["empty"] = fix(PAIRS / cls / "b", scratch / f"empty-{cls}", scratch)
-            results[cls]["memory"] = fix(PAIRS / cls / "b", learned, scratch)
-            print(f"{cls}: done", file=sys.stderr, flush=True)
-        shared = scratch / "memory-shared"
-        merge_stores([scratch / f"memory-{c}" for c in classes], shared)
-        for cls in classes:  # each `b` on its own copy of the shared memory: pairs do not teach each other
-            copy = scratch / f"shared-{cls}"
-            shutil.copytree(shared, copy)
-            results[cls]["shared"] = fix(PAIRS / cls / "b", copy, scratch)
+        if args.jobs <= 1:
+            for cls in classes:
+                results[cls] = run_pair(cls, args.reps, args.cold_reps, scratch)
+        else:
+            context = multiprocessing.get_context("spawn")  # no lock or thread of this process is inherited
+            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
+                futures = {cls: pool.submit(run_pair, cls, args.reps, args.cold_reps, scratch) for cls in classes}
+                results = {cls: f.result() for cls, f in futures.items()}
+    elapsed = time.monotonic() - started
 
-    header = f"{'class':16} {'a: cands':>9} | {'b empty':>8} {'b memory':>9} {'b shared':>9} | {'fixed by (memory)':28} status"
+    header = (f"{'class':15} {'a':>3} | {'cold':>4} | {'warm min':>8} {'median':>6} {'max':>4} | "
+              f"{'worst w/c':>9} {'fixed':>6} | warm fixed by")
     print(header)
     print("-" * len(header))
+    ratios: list[float] = []
+    over: list[str] = []
+    cold_all: list[int] = []
+    warm_all: list[int] = []
     for cls, r in results.items():
-        print(f"{cls:16} {r['first'].candidates:>9} | {r['empty'].candidates:>8} {r['memory'].candidates:>9} "
-              f"{r['shared'].candidates:>9} | {r['memory'].fixed_by:28} "
-              f"{r['empty'].status}/{r['memory'].status}/{r['shared'].status}")
-    empty = [r["empty"].candidates for r in results.values()]
-    memory = [r["memory"].candidates for r in results.values()]
-    shared = [r["shared"].candidates for r in results.values()]
-    runs_empty = [r["empty"].test_runs for r in results.values()]
-    runs_memory = [r["memory"].test_runs for r in results.values()]
-    per_pair = [e / max(m, 1) for e, m in zip(empty, memory)]
-    all_fixed = all(r[k].status == "fixed" for r in results.values() for k in ("empty", "memory", "shared"))
+        cold = max(x.candidates for x in r["cold"])
+        counts = [x.candidates for x in r["warm"]]
+        worst = max(counts) / max(cold, 1)
+        fixed = sum(x.status == "fixed" for x in r["warm"])
+        by = sorted({x.fixed_by for x in r["warm"]})
+        print(f"{cls:15} {r['first'][0].candidates:>3} | {cold:>4} | {min(counts):>8} "
+              f"{statistics.median(counts):>6g} {max(counts):>4} | {worst:>9.2f} {fixed:>3}/{len(counts):<2} | "
+              f"{', '.join(by)}")
+        for x in r["warm"]:
+            ratios.append(cold / max(x.candidates, 1))
+            cold_all.append(cold)
+            warm_all.append(x.candidates)
+            if x.candidates > cold * 1.1:
+                over.append(f"{cls} seed {x.seed}: {x.candidates} > {cold}")
+        if len({x.candidates for x in r["cold"]}) > 1:
+            over.append(f"{cls}: cold runs differ {[x.candidates for x in r['cold']]}")
+    totals = [sum(r["warm"][i].candidates for r in results.values()) for i in range(args.reps)]
+    cold_total = sum(max(x.candidates for x in r["cold"]) for r in results.values())
     print()
-    print(f"candidate evaluations, second bug: {sum(empty)} with an empty memory, {sum(memory)} with the first "
-          f"bug's memory, {sum(shared)} with one memory holding every first bug")
-    print(f"ratio empty/memory: {ratio(empty, memory):.2f}x (target >= 2x); per pair: median "
-          f"{statistics.median(per_pair):.2f}x, min {min(per_pair):.2f}x")
-    print(f"ratio empty/shared memory: {ratio(empty, shared):.2f}x")
-    print(f"test runs, second bug: {sum(runs_empty)} empty vs {sum(runs_memory)} with memory "
-          f"({ratio(runs_empty, runs_memory):.2f}x)")
-    print(f"wall seconds, second bug: {sum(r['empty'].seconds for r in results.values()):.1f} empty vs "
-          f"{sum(r['memory'].seconds for r in results.values()):.1f} with memory")
-    print(f"every second bug fixed in all three modes: {all_fixed}")
-    print("LLM calls with and without memory: bench/memory_llm.py (scripted model)")
+    print(f"overall (all pairs, per repetition): cold {cold_total}, warm min {min(totals)} / median "
+          f"{statistics.median(totals):g} / max {max(totals)}: {cold_total / max(statistics.median(totals), 1):.2f}x "
+          f"fewer at the median (goal >= 5x); per run, median cold/warm {statistics.median(ratios):.2f}x")
+    worst_all = max(w / max(c, 1) for c, w in zip(cold_all, warm_all))
+    print(f"worst warm/cold over {len(warm_all)} warm runs: {worst_all:.2f} (goal <= 1.10); "
+          f"repetitions above cold + 10%: {len(over)}" + (f" ({'; '.join(over)})" if over else ""))
+    print(f"wall time: {elapsed:.0f} s for {len(results) * (1 + args.cold_reps + args.reps)} runs")
     if args.json:
-        print(json.dumps({c: {k: dataclasses.asdict(v) for k, v in r.items()} for c, r in results.items()}))
+        print(json.dumps({c: {k: [dataclasses.asdict(x) for x in v] for k, v in r.items()} for c, r in results.items()}))
 
 
 if __name__ == "__main__":

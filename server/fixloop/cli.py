@@ -131,6 +131,7 @@ def fix(
     allow_test_edits: bool = typer.Option(False, "--allow-test-edits", help="Let candidates edit test files."),
     set_: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
                                    help="Any setting, e.g. --set workspace.max_files=50000 (repeatable)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     from .session import FixSession
@@ -166,7 +167,7 @@ def fix(
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
-    session = FixSession(workspace, settings, _scope(test, file), notes=problems)
+    session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
     try:
         with _Progress(err, quiet=False) as progress:
             outcome = session.run(progress)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 import time
 from pathlib import Path
@@ -20,17 +21,24 @@ from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
 
+def seed_of(run_id: str) -> int:
+    """A run's default seed: stable for a run id (hash() is salted per process, so not that)."""
+    return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:4], "big")
+
+
 class FixSession:
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
                  overlays: Mapping[str, str] | None = None, first_proposers: Sequence[Proposer] = (),
-                 notes: Sequence[str] | None = None) -> None:
+                 notes: Sequence[str] | None = None, seed: int | None = None) -> None:
         self.workspace = workspace
         # Settings problems found at the edge (refused project keys first): named in the run log too.
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.first_proposers = tuple(first_proposers)  # tried before the configured ones (scripted fakes)
         self.settings = settings
-        self.task = make_task(workspace, settings, scope, overlays)
         self.run_id = new_run_id()
+        # `--seed` replays a run's random choices; otherwise they follow from the run id.
+        self.seed = seed_of(self.run_id) if seed is None else seed
+        self.task = make_task(workspace, settings, scope, overlays, self.seed)
         self._cancel = threading.Event()
         self.runner = None
         self.outcome: Outcome | None = None

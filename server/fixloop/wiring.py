@@ -23,8 +23,9 @@ from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
 
 
-def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mapping[str, str] | None = None) -> Task:
-    return Task(workspace, scope, settings.limits(), dict(overlays or {}), settings.allow_test_edits)
+def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mapping[str, str] | None = None,
+              seed: int = 0) -> Task:
+    return Task(workspace, scope, settings.limits(), dict(overlays or {}), settings.allow_test_edits, seed)
 
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
@@ -57,7 +58,7 @@ def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: F
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
-    memory = make_memory(settings.memory, task.workspace)
+    memory = make_memory(settings.memory, task.workspace, task.seed)
     proposers = make_proposers(settings, cancelled)
     if memory is not None:  # a past fix replayed here is the cheapest candidate of all
         proposers = [MemoryReplayProposer(), *proposers]

@@ -46,7 +46,8 @@ _CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
 
 def run(task: Task, ports: Ports, run_id: str) -> Run:
     r = _Run(task, ports, run_id)
-    yield r.event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value)
+    yield r.event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value,
+                  seed=task.seed)
     end = yield from r.take_baseline()  # 1. which tests fail now, and do they fail reliably?
     if end is not None:
         return (yield from r.finish(end))

@@ -49,6 +49,7 @@ class Task:
     limits: Limits = Limits()
     overlays: Mapping[str, str] = field(default_factory=dict)
     allow_test_edits: bool = False
+    seed: int = 0  # every random choice of the run derives from it (logged in the `started` event)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ def project_key(workspace: Path) -> str:
     return str(workspace.expanduser().resolve())
 
 
-def make_memory(settings: MemorySettings, workspace: Path) -> LearningMemory | None:
+def make_memory(settings: MemorySettings, workspace: Path, seed: int | None = None) -> LearningMemory | None:
+    """`seed` makes the memory's random choices (exploration) those of one run; None leaves them unseeded."""
     if not settings.enabled:
         return None
-    return LearningMemory(make_store(settings), project_key(workspace), settings.min_pattern_count)
+    return LearningMemory(make_store(settings), project_key(workspace), settings.min_pattern_count, seed=seed)

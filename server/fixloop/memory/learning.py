@@ -17,7 +17,7 @@ from ..core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, Te
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
 from .describe import FailureInfo, describe
-from .priors import REVIEW_WEIGHT, Posterior, posterior_from, sample_weights
+from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .shapes import StatementEdit, Token, changed_statements, code_of, statements
 from .store import MemoryStore, new_id, quote, where_in
 
@@ -48,13 +48,14 @@ def edits_from_json(text: str) -> list[StatementEdit]:
 class LearningMemory:
     def __init__(self, store: MemoryStore, project: str, min_pattern_count: int = 2, min_similarity: float = 0.55,
                  max_lessons: int = 5, rng: np.random.Generator | None = None,
-                 now: Callable[[], float] = time.time) -> None:
+                 now: Callable[[], float] = time.time, seed: int | None = None) -> None:
         self.store = store
         self.project = project
         self.min_pattern_count = min_pattern_count
         self.min_similarity = min_similarity
         self.max_lessons = max_lessons
         self._rng = rng
+        self.seed = seed
         self.now = now
         self._attempts: dict[str, list[Attempt]] = {}
         self._patterns: tuple[tuple[int, int], dict[str, tuple[int, str, str]]] | None = None
@@ -206,8 +207,8 @@ class LearningMemory:
         if self._rng is None:
             import numpy as np
 
-            self._rng = np.random.default_rng()
-        return sample_weights(post, self._rng)
+            self._rng = np.random.default_rng(self.seed)
+        return learned_priors(post, self._rng)
 
     def _record_outcome(self, outcome: Outcome, ctx: ProposalContext | None, attempts: list[Attempt]) -> None:
         if ctx is None or outcome.baseline is None or outcome.status is Status.CANCELLED:

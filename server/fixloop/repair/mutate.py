@@ -11,7 +11,7 @@ from typing import Iterator, Mapping
 from ..core.model import FileChange, Patch, Suspect
 from ..core.ports import ProposalContext
 from .operators import Mutation, OPERATORS, Operator
-from .search import Candidate, editable, pair_candidates, ranked, realize, single_candidates
+from .search import EXPLORE_PREFIX, Candidate, editable, explore_first, pair_candidates, ranked, realize, single_candidates
 from .syntax import Offsets, parse, walk
 from .templates import TEMPLATE_SCORE, Site, template_fixes
 
@@ -25,6 +25,19 @@ def mutations_at(text: str, lines: set[int], operators: tuple[Operator, ...] = O
         if node.start_point[0] + 1 in lines:
             for op in operators:
                 yield from op(node, off)
+
+
+def run_priors(ctx: ProposalContext) -> dict[str, float]:
+    """The learned factors for this run. An operator whose past fix was replayed here and failed
+    gets no boost over the built-in order: that lesson did not carry over, so its operator is no
+    better a bet at the other lines than any other."""
+    missed = {a.patch.operator for a in ctx.attempts if a.patch.proposer == "memory" and a.status == "failed"}
+    out = dict(ctx.priors)
+    for op in missed:
+        for key in (op, EXPLORE_PREFIX + op):
+            if key in out:
+                out[key] = min(out[key], 1.0)
+    return out
 
 
 class MutationProposer:
@@ -44,10 +57,11 @@ class MutationProposer:
         lines_by_path = self._line_scores(suspects[: self.max_suspect_lines], ctx.sources)
         seen: set[str] = set()
 
+        priors = run_priors(ctx)
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
         fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}",
-                           f.score * float(ctx.priors.get(f.operator, 1.0)),
+                           f.score * float(priors.get(f.operator, 1.0)),
                            ctx.sources[f.path].count("\n", 0, f.edits[0].start) + 1)
                  for f in template_fixes(sites, ctx.sources)]
         aimed = [c for c in fixes if c.score >= TEMPLATE_SCORE]
@@ -55,8 +69,8 @@ class MutationProposer:
 
         singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
-            singles.extend(single_candidates(path, ctx.sources[path], scores, ctx.priors))
-        yield from self._patches(ranked(singles), ctx.sources, seen, "")
+            singles.extend(single_candidates(path, ctx.sources[path], scores, priors))
+        yield from self._patches(explore_first(ranked(singles), priors), ctx.sources, seen, "")
         yield from self._patches(pair_candidates(singles, self.pair_lines, limit=self.max_pairs), ctx.sources, seen, "pair")
 
     def _line_scores(self, suspects: list[Suspect], sources: Mapping[str, str]) -> dict[str, dict[int, float]]:
