@@ -77,7 +77,8 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
 
 def workspace_path(tree: RunTree) -> Path:
     """Where the run's tmpfs copy sits inside the sandbox (it does not exist on the host)."""
-    return tree.source.resolve().parent / "ws"
+    source = tree.source.resolve()
+    return source.parent / f"{source.name}-run"  # beside the pristine tree, never on top of it
 
 
 def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy, *,

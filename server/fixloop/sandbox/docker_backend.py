@@ -52,7 +52,7 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
     from docker.types import Ulimit
 
     source = tree.source.resolve()
-    workspace = source.parent / "ws"
+    workspace = source.parent / f"{source.name}-run"
     volumes: dict[str, dict[str, str]] = {}
     for ro in [source, *([tree.runtime.resolve()] if tree.runtime else []), *([changes] if changes else []),
                *sorted({Path(p).resolve() for p in policy.read_only})]:
