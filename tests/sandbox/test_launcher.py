@@ -166,6 +166,12 @@ def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
     assert watch.exceeded()
 
 
+def _python_policy() -> Policy:
+    from fixloop.runner.pytest_runner import interpreter_paths
+
+    return Policy(read_only=interpreter_paths(sys.executable), env={"PATH": "/usr/bin:/bin"})
+
+
 @pytest.mark.parametrize("backend", ["none", "bwrap", "landlock"])
 def test_the_report_pipe_is_read_with_a_cap_and_not_held_open_by_an_orphan(tmp_path: Path, backend: str) -> None:
     sandbox = PlainSandbox() if backend == "none" else probe(backend)[0]
@@ -181,8 +187,8 @@ def test_the_report_pipe_is_read_with_a_cap_and_not_held_open_by_an_orphan(tmp_p
             os._exit(0)
     """)
     started = time.monotonic()
-    result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path), SandboxLimits(wall_seconds=20,
-                                                                                         report_bytes=1000), Policy())
+    result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path),
+                         SandboxLimits(wall_seconds=20, report_bytes=1000), _python_policy())
     assert time.monotonic() - started < 6, "an orphan holding the report pipe kept the run open"
     assert result.report == b"x" * 1000 and result.report_overflow, result
 
@@ -195,7 +201,7 @@ def test_every_run_dir_is_private_and_removed(tmp_path: Path, backend: str) -> N
     (tmp_path / "mod.py").write_text("x = 1\n")
     code = "import os, stat; print(oct(stat.S_IMODE(os.stat('.').st_mode)), os.getcwd())"
     result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path, {"new/f.py": b"y = 2\n"}),
-                         SandboxLimits(wall_seconds=20), Policy())
+                         SandboxLimits(wall_seconds=20), _python_policy())
     mode, cwd = result.stdout_head.split()
     assert mode == "0o700" and cwd != str(tmp_path), result.output
     assert not Path(cwd).exists() or backend == "bwrap"  # bwrap's copy lived in a tmpfs of its own
