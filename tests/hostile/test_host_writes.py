@@ -13,6 +13,7 @@ import os
 import subprocess
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -193,44 +194,47 @@ def test_a_disk_filler_is_stopped_at_the_quota(host: Host, backend: str) -> None
     assert done.summary is not None, done.stderr
     assert host.evidence() == []
     if backend == "bwrap":
-        # A size-limited tmpfs: the 4 GB of reservations get ENOSPC; the host's disk never sees them.
-        assert taken < 256 * 1024 * 1024, f"the run took {taken >> 20} MB of host disk"
+        # A size-limited tmpfs: the 5 GB of reservations get ENOSPC; the host's disk never sees them (the
+        # margin is for other programs writing to the same disk meanwhile).
+        assert taken < 1024 * 1024 * 1024, f"the run took {taken >> 20} MB of host disk"
         assert done.summary["status"] != "nothing_to_fix"
     else:
-        # No mounts without namespaces: the watchdog kills the run once it is over the quota (documented).
-        assert "disk" in done.summary["message"] or taken < 256 * 1024 * 1024, done.summary
-    after = FreeSpace().stop() + os.statvfs("/tmp").f_bavail * os.statvfs("/tmp").f_frsize
-    assert after >= free.before - 64 * 1024 * 1024, "the run's files were left behind"
+        # No mounts without namespaces: the watchdog kills the run once it is over the quota (documented),
+        # and a run cut at the quota is an error, not a test failure.
+        assert done.summary["status"] == "error" and "disk" in done.summary["message"], done.summary
+    after = os.statvfs("/tmp").f_bavail * os.statvfs("/tmp").f_frsize
+    assert after >= free.before - 256 * 1024 * 1024, "the run's files were left behind"
 
 
 SLOW = "import time\nfrom calc import inc\n\n\ndef test_inc():\n    time.sleep(4)\n    assert inc(1) == 2\n"
-SECRET = "PRIVATE-PROJECT-SOURCE-1234"
 
 
-def _peek_as_nobody(seen: list[str], stop: threading.Event, project: Path) -> None:
-    """Every new fixloop folder under /tmp, listed and read as uid 65534 while the run goes on."""
+def _peek_as_nobody(seen: list[str], stop: threading.Event, secret: str) -> None:
+    """Every new fixloop folder under /tmp, listed and read as uid 65534 while the run goes on (other
+    programs on this machine may make fixloop folders too: only this project's unique names count)."""
     existing = set(os.listdir("/tmp"))
-    script = f"grep -r {SECRET} \"$@\" 2>/dev/null; ls -R \"$@\" 2>/dev/null | grep -c calc.py"
+    script = f"grep -r {secret} \"$@\" 2>/dev/null; ls -R \"$@\" 2>/dev/null | grep {secret}"
     while not stop.is_set():
         dirs = [f"/tmp/{n}" for n in os.listdir("/tmp") if n.startswith("fixloop-") and n not in existing
                 and not n.startswith("fixloop-hostile-")]
         if dirs:
             out = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                                   "sh", "-c", script, "sh", *dirs], capture_output=True, text=True).stdout
-            lines = [ln for ln in out.splitlines() if ln.strip() and ln.strip() != "0"]
-            seen.extend(lines)
+            seen.extend(ln for ln in out.splitlines() if ln.strip())
         time.sleep(0.2)
 
 
 def test_other_users_cannot_read_the_scratch_copy(host: Host, backend: str) -> None:
     if host.user != "root":
         pytest.skip("the reader is uid 65534 itself: the run must be another user's")
-    host.write("calc.py", f"# {SECRET}\n" + BUGGY)
+    secret = f"private{uuid.uuid4().hex}"
+    host.write("calc.py", f"# {secret}\n" + BUGGY)
+    host.write(f"{secret}.py", "SECRET = 1\n")
     host.write("tests/test_calc.py", SLOW)
     host.snapshot()
     seen: list[str] = []
     stop = threading.Event()
-    peek = threading.Thread(target=_peek_as_nobody, args=(seen, stop, host.project), daemon=True)
+    peek = threading.Thread(target=_peek_as_nobody, args=(seen, stop, secret), daemon=True)
     peek.start()
     try:
         done = run_fix(host, backend, ["--dry-run", "--max-candidates", "1"])

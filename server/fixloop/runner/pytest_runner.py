@@ -273,9 +273,12 @@ class PytestRunner:
             raw_lines.extend(lines)
         report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output,
                               result.report_overflow)
-        if result.limit_hit and result.limit_hit != "wall" and not report.results:
+        # A run cut at the disk quota says nothing about the tests: it is an error, not a failure to fix.
+        if result.limit_hit and result.limit_hit != "wall" and (not report.results or result.limit_hit == "disk"):
             report = TestReport(report.results, report.collection_errors, report.returncode, report.duration,
-                                report.timed_out, report.output_tail, f"sandbox limit hit: {result.limit_hit}")
+                                report.timed_out, report.output_tail,
+                                "sandbox limit hit: disk (the run wrote more than sandbox.disk_quota_mb allows)"
+                                if result.limit_hit == "disk" else f"sandbox limit hit: {result.limit_hit}")
         return report
 
     def cancel(self) -> None:
