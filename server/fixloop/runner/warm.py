@@ -116,7 +116,8 @@ class WarmWorker:
             return TestReport(problem=f"warm worker {self.index} is closed")
         try:
             write_frame(self._request_w, request)
-            answer = read_frame(self._answer_r, time.monotonic() + timeout + 30.0)
+            # The worker's own limit starts after the candidate's copy of the tree (up to 120 s).
+            answer = read_frame(self._answer_r, time.monotonic() + timeout + 150.0)
             if not isinstance(answer, dict) or answer.get("id") != rid:
                 raise ChannelError("an answer to another request")
         except (OSError, ValueError) as e:

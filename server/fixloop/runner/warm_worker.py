@@ -8,7 +8,8 @@ third-party modules the tests import stay loaded), then forget the project's own
 FIXLOOP_WARM_FDS; frames are a 4-byte length and JSON): fork; the child closes the channel at once,
 copies the pristine tree into its own folder of this run's writable copy, writes the candidate's
 files, and runs pytest there with its own report pipe; the parent collects that report (capped),
-waits with a timeout, kills the child's process group when it hangs, and answers. End of the request
+waits with a timeout (counted from the end of the copy), kills the child's process group when it
+hangs, and answers. End of the request
 pipe ends the server.
 """
 
@@ -27,6 +28,8 @@ SKIP = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache")
 MAX_REQUEST = 64 * 1024 * 1024
 MAX_REPORT = 5_000_000
 JUNIT = ".fixloop-junit.xml"
+COPIED = b'{"event": "copied"}\n'
+COPY_SECONDS = 120.0  # the most a candidate's copy of the tree may take
 
 
 def _project_modules(root):
@@ -118,6 +121,8 @@ def _child(request, template, workdir, channel, report_fd):
             with open(target, "wb") as f:  # the host sends the file's exact bytes, one char per byte
                 f.write(text.encode("latin-1"))
         os.chdir(workdir)
+        # The candidate's clock starts now: copying a big tree is the worker's cost, not the candidate's.
+        os.write(report_fd, COPIED)
         sys.path[:] = [_moved(p, template, workdir) for p in sys.path]
         if workdir not in sys.path:
             sys.path.insert(0, workdir)
@@ -150,7 +155,9 @@ def _run(request, template, area, seq, channel):
     report = bytearray()
     overflow = False
     answer = None
-    deadline = started + float(request.get("timeout", 30))
+    timeout = float(request.get("timeout", 30))
+    deadline = started + COPY_SECONDS
+    copied = False
     ended_at = None
     open_pipe = True
     while True:
@@ -164,6 +171,9 @@ def _run(request, template, area, seq, channel):
                     overflow = True
                 else:
                     report += chunk
+                if not copied and COPIED in report[:len(COPIED) + 64]:
+                    copied = True
+                    deadline = time.monotonic() + timeout
         else:
             time.sleep(0.002)
         if answer is None:
