@@ -2,7 +2,7 @@
 
     PYTHONPATH=server python bench/sandbox_overhead.py [--runs 30] [--pytest-runs 8]
 
-Two workloads: `python -c pass` and a 20-test pytest run. Backends are interleaved within each round so
+Two workloads: `python -c pass` and a 20-test pytest run, each on a fresh copy of a one-file tree. Backends are interleaved within each round so
 machine load hits all of them alike. Prints medians and the added milliseconds per run (target for
 bwrap: at most 30 ms).
 """
@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from fixloop.runner.pytest_runner import interpreter_paths  # noqa: E402
-from fixloop.sandbox.api import Policy, SandboxLimits  # noqa: E402
+from fixloop.runner.interpreter import interpreter_paths  # noqa: E402
+from fixloop.sandbox.api import Policy, RunTree, SandboxLimits  # noqa: E402
 from fixloop.sandbox.select import probe  # noqa: E402
 
 TESTS = "\n".join(f"def test_{i}():\n    assert sum(range({i})) == {sum(range(i))}\n" for i in range(20))
@@ -40,7 +40,8 @@ def plain(argv: list[str], ws: Path) -> None:
 
 def through(backend: Any, policy: Policy) -> Callable[[list[str], Path], None]:
     def run(argv: list[str], ws: Path) -> None:
-        result = backend.run(argv, ws, SandboxLimits(wall_seconds=120), policy)
+        # Each run gets its own fresh copy of `ws` (part of the overhead being measured).
+        result = backend.run(argv, RunTree(ws), SandboxLimits(wall_seconds=120), policy)
         if result.returncode != 0:
             raise RuntimeError(f"{backend.name}: exit {result.returncode}: {result.output[-500:]}")
     return run

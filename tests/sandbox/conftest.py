@@ -22,8 +22,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from fixloop.runner.pytest_runner import interpreter_paths
-from fixloop.sandbox.api import Policy, RunResult, SandboxLimits
+from fixloop.runner.interpreter import interpreter_paths
+from fixloop.sandbox.api import Policy, RunResult, RunTree, SandboxLimits
 from fixloop.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
@@ -115,7 +115,7 @@ class World:
     bashrc: Path
     project: Path
     original: Path
-    ws: Path
+    ws: Path  # the pristine tree each run is copied from (read-only to the runs)
     bait: subprocess.Popen[bytes]
     listener: Listener
     tag: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -132,7 +132,7 @@ class World:
                                         memory_total_mb=2048,
                                         file_size_mb=64, open_files=256, disk_quota_mb=64, output_bytes=16384)
         defaults.update(limits)
-        result = sandbox.run([sys.executable, "payload.py", attack, self.tag, *args], self.ws,
+        result = sandbox.run([sys.executable, "payload.py", attack, self.tag, *args], RunTree(self.ws),
                              SandboxLimits(**defaults), self.policy())
         facts: dict[str, Any] = {}
         for line in (result.stdout_head + result.stdout_tail).splitlines():

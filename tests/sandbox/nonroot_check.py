@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from fixloop.sandbox.api import Policy, SandboxLimits
+from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
 from fixloop.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
@@ -75,7 +75,7 @@ def main():
     report = {}
     for name, (args, limits) in attacks.items():
         tag = uuid.uuid4().hex
-        result = sandbox.run([sys.executable, "payload.py", name, tag, *args], ws,
+        result = sandbox.run([sys.executable, "payload.py", name, tag, *args], RunTree(ws),
                              SandboxLimits(**{"wall_seconds": 15.0, **limits}), policy)
         facts = {}
         for line in (result.stdout_head + result.stdout_tail).splitlines():

@@ -228,6 +228,21 @@ def daemon():
     say(parent_exits=True)
 
 
+def pristine(source_dir):
+    """The run's cwd is its own copy; the pristine tree it came from is out of reach."""
+    def report():
+        fd = int(os.environ["FIXLOOP_REPORT_FD"])
+        os.write(fd, b'{"from": "the run"}\n')
+        return "sent"
+
+    say(cwd=os.getcwd(), module=read("module.py"), source_write=attempt(lambda: write(f"{source_dir}/module.py")),
+        source_new=attempt(lambda: write(f"{source_dir}/planted.py")),
+        source_unlink=attempt(lambda: os.unlink(f"{source_dir}/module.py")),
+        copy_write=attempt(lambda: write("module.py", "\nVALUE = 2\n")), report=attempt(report),
+        leftover=os.path.exists("left_by_the_last_run"))
+    write("left_by_the_last_run")
+
+
 def flood(mb):
     block = b"y" * (1 << 20)
     out = sys.stdout.buffer

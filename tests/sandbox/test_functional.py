@@ -13,8 +13,9 @@ import pytest
 
 from fixloop.config import SandboxSettings
 from fixloop.core.model import Limits
-from fixloop.runner.pytest_runner import PytestRunner, interpreter_paths
-from fixloop.sandbox.api import Policy, SandboxLimits
+from fixloop.runner.interpreter import interpreter_paths
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
 from fixloop.sandbox.select import choose
 
 SUITE = textwrap.dedent('''
@@ -66,7 +67,7 @@ def test_pytest_features_work_inside(backend: str, tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     (ws / "test_features.py").write_text(SUITE)
     policy = Policy(read_only=interpreter_paths(sys.executable), env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
-    result = sandbox.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA"], ws,
+    result = sandbox.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA"], RunTree(ws),
                          SandboxLimits(wall_seconds=60), policy)
     out = result.output
     if backend == "landlock":

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.config import SandboxSettings
-from fixloop.sandbox.api import Policy, SandboxLimits, SandboxUnavailable
+from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
 from fixloop.sandbox.launcher import Capped, clean_env, prlimit_argv
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import Configured, choose, probe
@@ -48,7 +48,7 @@ def test_capped_keeps_head_and_tail_only() -> None:
 
 def test_unsandboxed_backend_is_labelled_and_still_bounded(tmp_path: Path) -> None:
     sandbox = PlainSandbox()
-    result = sandbox.run([sys.executable, "-c", "import os; print(sorted(os.environ))"], tmp_path,
+    result = sandbox.run([sys.executable, "-c", "import os; print(sorted(os.environ))"], RunTree(tmp_path),
                          SandboxLimits(wall_seconds=10), Policy(env={"ANTHROPIC_API_KEY": "sk-ant-x", "KEEP": "1"}))
     assert result.backend == "none" and result.guarantees[0].startswith("UNSANDBOXED")
     assert "ANTHROPIC_API_KEY" not in result.output and "KEEP" in result.output
@@ -65,7 +65,8 @@ def test_an_orphan_holding_the_pipe_does_not_hang_the_reader(tmp_path: Path) -> 
         print("parent done", flush=True)
     """)
     started = time.monotonic()
-    result = PlainSandbox().run([sys.executable, "-c", code], tmp_path, SandboxLimits(wall_seconds=20), Policy())
+    result = PlainSandbox().run([sys.executable, "-c", code], RunTree(tmp_path), SandboxLimits(wall_seconds=20),
+                                Policy())
     assert time.monotonic() - started < 4 and "parent done" in result.output and result.returncode == 0
 
 
@@ -78,14 +79,15 @@ def test_kill_all_ends_a_running_command(tmp_path: Path, backend: str) -> None:
     sandbox = choose(SandboxSettings(backend=backend))
     results = []
     t = threading.Thread(target=lambda: results.append(sandbox.run(
-        ["sleep", "30"], tmp_path, SandboxLimits(wall_seconds=30), Policy())))
+        ["sleep", "30"], RunTree(tmp_path), SandboxLimits(wall_seconds=30), Policy())))
     t.start()
     time.sleep(1.0)
     sandbox.kill_all()
     t.join(10)
     assert results and results[0].duration < 10 and results[0].returncode != 0
     out = subprocess.run(["pgrep", "-f", "sleep 30"], capture_output=True, text=True).stdout.split()
-    assert all(Path(f"/proc/{pid}/cwd").resolve() != tmp_path.resolve() for pid in out if Path(f"/proc/{pid}").exists())
+    assert all("fixloop-run-" not in str(Path(f"/proc/{pid}/cwd").resolve()) for pid in out
+               if Path(f"/proc/{pid}").exists())
 
 
 def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:
@@ -93,7 +95,7 @@ def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:
         pytest.skip(f"bwrap unavailable: {probe('bwrap')[1]}")
     sandbox = choose(SandboxSettings(backend="auto", processes=20))
     assert isinstance(sandbox, Configured) and sandbox.name == "bwrap"
-    result = sandbox.run(["grep", "Max processes", "/proc/self/limits"], tmp_path, SandboxLimits(), Policy())
+    result = sandbox.run(["grep", "Max processes", "/proc/self/limits"], RunTree(tmp_path), SandboxLimits(), Policy())
     assert result.stdout_head.split()[2:4] == ["20", "20"], result.output
 
 
@@ -138,12 +140,13 @@ def test_fix_stops_with_instructions_when_no_sandbox_works(tmp_path: Path) -> No
     assert "install bubblewrap" in done.stderr.lower() and "internal error" not in done.stderr
 
 
-def test_closing_both_pipes_early_does_not_end_the_watch(tmp_path: Path) -> None:
-    code = "import os, time\nos.close(1); os.close(2)\ntime.sleep(1.0)\nopen('done', 'w').write('x')\n"
-    result = PlainSandbox().run([sys.executable, "-c", code], tmp_path, SandboxLimits(wall_seconds=20), Policy())
-    assert result.returncode == 0 and (tmp_path / "done").exists()
+def test_closing_every_pipe_early_does_not_end_the_watch(tmp_path: Path) -> None:
+    code = ("import os, time\nos.close(int(os.environ['FIXLOOP_REPORT_FD'])); os.close(1); os.close(2)\n"
+            "time.sleep(1.0)\nos._exit(7)\n")
+    result = PlainSandbox().run([sys.executable, "-c", code], RunTree(tmp_path), SandboxLimits(wall_seconds=20), Policy())
+    assert result.returncode == 7 and result.duration >= 1.0
     result = PlainSandbox().run([sys.executable, "-c", "import os, time\nos.close(1); os.close(2)\ntime.sleep(60)"],
-                                tmp_path, SandboxLimits(wall_seconds=1.5), Policy())
+                                RunTree(tmp_path), SandboxLimits(wall_seconds=1.5), Policy())
     assert result.timed_out and result.duration < 5
 
 
@@ -161,3 +164,45 @@ def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
     (ws / "big").write_bytes(os.urandom(6 * 1024 * 1024))
     os.sync()
     assert watch.exceeded()
+
+
+def _python_policy() -> Policy:
+    from fixloop.runner.interpreter import interpreter_paths
+
+    return Policy(read_only=interpreter_paths(sys.executable), env={"PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize("backend", ["none", "bwrap", "landlock"])
+def test_the_report_pipe_is_read_with_a_cap_and_not_held_open_by_an_orphan(tmp_path: Path, backend: str) -> None:
+    sandbox = PlainSandbox() if backend == "none" else probe(backend)[0]
+    if sandbox is None:
+        pytest.skip(f"{backend} unavailable")
+    code = textwrap.dedent("""
+        import os, time
+        fd = int(os.environ["FIXLOOP_REPORT_FD"])
+        os.write(fd, b"x" * 3000)
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(8)  # an orphan that keeps the report pipe open
+            os._exit(0)
+    """)
+    started = time.monotonic()
+    result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path),
+                         SandboxLimits(wall_seconds=20, report_bytes=1000), _python_policy())
+    assert time.monotonic() - started < 6, "an orphan holding the report pipe kept the run open"
+    assert result.report == b"x" * 1000 and result.report_overflow, result
+
+
+@pytest.mark.parametrize("backend", ["none", "bwrap", "landlock"])
+def test_every_run_dir_is_private_and_removed(tmp_path: Path, backend: str) -> None:
+    sandbox = PlainSandbox() if backend == "none" else probe(backend)[0]
+    if sandbox is None:
+        pytest.skip(f"{backend} unavailable")
+    (tmp_path / "mod.py").write_text("x = 1\n")
+    code = "import os, stat; print(oct(stat.S_IMODE(os.stat('.').st_mode)), os.getcwd())"
+    result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path, {"new/f.py": b"y = 2\n"}),
+                         SandboxLimits(wall_seconds=20), _python_policy())
+    mode, cwd = result.stdout_head.split()
+    assert mode == "0o700" and cwd != str(tmp_path), result.output
+    assert not Path(cwd).exists() or backend == "bwrap"  # bwrap's copy lived in a tmpfs of its own
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py"]

@@ -85,12 +85,16 @@ def test_hanging_test_does_not_hang_the_run(make_project) -> None:
     assert s.outcome.status is Status.FIXED  # reached only because every hanging candidate was killed
 
 
-def test_flaky_test_is_reported_as_flaky(make_project) -> None:
-    # Fails in the first run only (the scratch copy is reset between runs, so no marker file survives).
+def test_flaky_test_is_reported_as_flaky(make_project, tmp_path) -> None:
+    # Fails in the first run only: every run starts from a fresh copy, so the marker lives outside the
+    # project (the unsandboxed backend can reach it).
+    marker = tmp_path / "seen-once"
     flaky = (
         "import os\n\n"
         "def test_flaky():\n"
-        "    assert not os.environ['FIXLOOP_REPORT'].endswith('report-1.jsonl')\n"
+        f"    first = not os.path.exists({str(marker)!r})\n"
+        f"    open({str(marker)!r}, 'a').close()\n"
+        "    assert not first\n"
     )
     root = make_project({"lib.py": LIB.replace("-", "+"), "tests/test_flaky.py": flaky})
     s = _fix(root)

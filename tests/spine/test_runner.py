@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.pytest_runner import PytestRunner, read_beneath
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.sandbox.hostio import read_beneath
 from fixloop.runner.scratch import list_files
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON

@@ -67,7 +67,9 @@ def test_report_that_disagrees_with_pytest_exit_code_is_a_failure() -> None:
 def test_malformed_report_lines_are_skipped() -> None:
     lines = ["[]", '{"event": "start"}', '{"event": "result", "nodeid": "a", "outcome": "passed", "frames": [[1]]}',
              '{"event": "result", "nodeid": "b", "outcome": "weird"}', "not json",
-             '{"event": "result", "nodeid": "c", "outcome": "passed"}', '{"event": "end"}']
+             '{"event": "result", "nodeid": "c", "outcome": "passed"}',
+             '{"event": "junit", "tests": 2, "failures": 0, "errors": 0, "skipped": 0}',
+             '{"event": "end", "exitstatus": 0}']
     report = parse_report(lines, 0, 0.1, False, "")
     assert [r.nodeid for r in report.results] == ["c"]
 

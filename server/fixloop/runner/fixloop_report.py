@@ -1,7 +1,10 @@
 """pytest plugin loaded inside the sandbox (`-p fixloop_report`): one JSON line per test event.
 
 It runs under the project's interpreter, so it uses only the standard library and pytest.
-Lines are flushed as they happen so a run killed mid-test still tells what it saw.
+Lines go to the report pipe whose descriptor number is in FIXLOOP_REPORT_FD, as they happen, so a
+run killed mid-test still tells what it saw; the descriptor is made non-inheritable at once so the
+tests' own subprocesses never get it. At the very end come pytest's exit status and the totals of
+its JUnit XML: the host believes a pass only when these agree with the process's own exit status.
 """
 
 import faulthandler
@@ -15,12 +18,31 @@ _out = None
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)
 _root = os.getcwd()
 _max_message = 4000
+_session = None
+
+
+def _take_report_fd():
+    value = os.environ.pop("FIXLOOP_REPORT_FD", "")
+    try:
+        fd = int(value)
+        os.set_inheritable(fd, False)
+        return fd
+    except (ValueError, OSError):
+        return None
+
+
+_out = _take_report_fd()
 
 
 def _write(obj):
-    if _out is not None:
-        _out.write(json.dumps(obj) + "\n")
-        _out.flush()
+    if _out is None:
+        return
+    data = (json.dumps(obj) + "\n").encode("utf-8")
+    try:
+        while data:
+            data = data[os.write(_out, data):]
+    except OSError:  # the host stopped reading: nothing more to say
+        pass
 
 
 def _in_project(path):
@@ -43,15 +65,43 @@ def _frames(excinfo):
     return frames[-30:]
 
 
+_xml_path = None
+
+
 def pytest_configure(config):
-    global _out, _spectrum
-    target = os.environ.get("FIXLOOP_REPORT")
-    if target:
-        # O_EXCL: never follow or reuse a file planted by code under test.
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        _out = os.fdopen(fd, "w", encoding="utf-8")
+    global _spectrum, _xml_path
+    # Absolute now: a test may change the working directory before the end.
+    if getattr(config.option, "xmlpath", None):
+        _xml_path = os.path.abspath(config.option.xmlpath)
     if os.environ.get("FIXLOOP_COVERAGE"):
         _spectrum = _Spectrum()
+
+
+def pytest_sessionstart(session):
+    global _session
+    _session = session
+
+
+def _junit_totals(config):
+    """tests, failures, errors and skipped from the JUnit XML pytest wrote at the end of the session."""
+    path = _xml_path
+    if not path:
+        return None
+    try:
+        import xml.etree.ElementTree as ET
+
+        root = ET.parse(path).getroot()
+    except Exception:  # no file, or not XML: the host sees no totals
+        return None
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for suite in suites:
+        for key in totals:
+            try:
+                totals[key] += int(suite.get(key, "0"))
+            except ValueError:
+                return None
+    return totals
 
 
 class _Spectrum:
@@ -116,11 +166,17 @@ _spectrum = None
 
 
 def pytest_unconfigure(config):
+    global _out
     if _spectrum is not None:
         _spectrum.finish()
     if _out is not None:
-        _write({"event": "end"})
-        _out.close()
+        totals = _junit_totals(config)
+        if totals is not None:
+            _write(dict(event="junit", **totals))
+        status = getattr(_session, "exitstatus", None)
+        _write({"event": "end", "exitstatus": int(status) if status is not None else None})
+        os.close(_out)
+        _out = None
 
 
 def pytest_collectreport(report):

@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from typing import Mapping
 from pathlib import Path
 
-from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from ..sandbox.api import Policy, RunTree, Sandbox, SandboxLimits
 
 # The user's own interpreters run on the host only to find their real executable and prefixes: give
 # them nothing worth stealing.
@@ -259,7 +260,7 @@ def probe(interpreter: Interpreter, sandbox: Sandbox, env: dict[str, str]) -> In
     """Start the interpreter inside the sandbox once: its version, and whether it can import pytest."""
     tmp = Path(tempfile.mkdtemp(prefix="fixloop-interp-"))
     try:
-        result = sandbox.run([interpreter.path, "-c", PROBE], tmp, SandboxLimits(wall_seconds=60, cpu_seconds=60),
+        result = sandbox.run([interpreter.path, "-c", PROBE], RunTree(tmp), SandboxLimits(wall_seconds=60, cpu_seconds=60),
                              Policy(interpreter.read_only, env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -289,8 +290,26 @@ def probe(interpreter: Interpreter, sandbox: Sandbox, env: dict[str, str]) -> In
                        version)
 
 
-def interpreter_for(workspace: Path, configured: str, sandbox: Sandbox) -> Interpreter:
-    from .pytest_runner import sandbox_env  # the tests' own environment: the probe sees nothing more
+def sandbox_env(python: str, runtime: Path | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """An allow-list, never the parent's environment: secrets stay out. `runtime` holds fixloop's own
+    modules (read-only to the run)."""
+    env = {
+        "PATH": f"{Path(python).parent}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTEST_ADDOPTS": "",
+    }
+    if runtime is not None:
+        env["PYTHONPATH"] = str(runtime)
+    env.update(extra or {})
+    return env
 
+
+def interpreter_for(workspace: Path, configured: str, sandbox: Sandbox) -> Interpreter:
+    """The project's interpreter, resolved as data and probed inside the sandbox with the tests' own
+    environment (the probe sees nothing more)."""
     interpreter = resolve(workspace, configured)
     return probe(interpreter, sandbox, sandbox_env(interpreter.path))

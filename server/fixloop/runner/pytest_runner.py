@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -13,32 +10,15 @@ from typing import Mapping, Sequence
 
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
-from ..sandbox.hostio import read_beneath, unlink_beneath
-from .interpreter import PROBE_ENV, find_python, interpreter_for, interpreter_paths, real_executable  # noqa: F401
+from .interpreter import interpreter_for, sandbox_env
 from .report import parse_coverage, parse_report
 from .scratch import Scratch
 from .warm import WarmPool, WarmWorker
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
 WARM = Path(__file__).with_name("warm_worker.py")
-RUNTIME_DIR = ".fixloop_runtime"
+JUNIT = ".fixloop-junit.xml"  # written by pytest in the run's own fresh copy, forwarded by the plugin
 MAX_REPORT_BYTES = 20_000_000
-
-
-def sandbox_env(python: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """An allow-list, never the parent's environment: secrets stay out."""
-    env = {
-        "PATH": f"{Path(python).parent}:/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "TERM": "dumb",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-        "PYTHONPATH": RUNTIME_DIR,
-        "PYTEST_ADDOPTS": "",
-    }
-    env.update(extra or {})
-    return env
 
 
 class PytestRunner:
@@ -58,14 +38,12 @@ class PytestRunner:
         self.python = self.interpreter.path
         self.pytest_args = tuple(pytest_args)
         self.scratch = Scratch(workspace, dict(overlays or {}))
-        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_report.py", PLUGIN.read_bytes())
-        self.scratch.add_file(f"{RUNTIME_DIR}/fixloop_warm.py", WARM.read_bytes())
-        runtime = self.scratch.root / RUNTIME_DIR
-        if warm_workers > 0:
-            # The warm workers copy each candidate's tree from this snapshot, taken before any test ran.
-            shutil.copytree(self.scratch.root, runtime / "template", symlinks=True,
-                            ignore=shutil.ignore_patterns(RUNTIME_DIR, ".git", "__pycache__"))
-        self.policy = Policy(read_only=self.interpreter.read_only, env=sandbox_env(self.python))
+        # fixloop's own files, all in place before anything runs; every run sees them read-only.
+        self.scratch.add_runtime("fixloop_report.py", PLUGIN.read_bytes())
+        self.scratch.add_runtime("fixloop_warm.py", WARM.read_bytes())
+        self.coverage_package = self._expose_coverage()
+        self.policy = Policy(read_only=self.interpreter.read_only,
+                             env=sandbox_env(self.python, self.scratch.runtime))
         self.runs = 0
         self.warm_workers = warm_workers
         self.candidate_memory_mb = candidate_memory_mb
@@ -108,8 +86,7 @@ class PytestRunner:
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
         try:
-            # Bytes in the file's own encoding, carried through JSON one character per byte.
-            files = {c.path: self.scratch.encoded(c.path, c.after).decode("latin-1") for c in patch.changes}
+            files = {c.path: self.scratch.encoded(c.path, c.after) for c in patch.changes}
         except UnicodeEncodeError as e:
             return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
         timeout = self.screening_timeout()
@@ -151,7 +128,7 @@ class PytestRunner:
 
             def start(i: int) -> None:
                 try:
-                    workers.append(WarmWorker(i, self.root, RUNTIME_DIR, self.sandbox, self.python, self.policy,
+                    workers.append(WarmWorker(i, self.scratch.tree(), self.sandbox, self.python, self.policy,
                                               self.limits.wall_seconds + 60, self.pytest_args))
                 except (RuntimeError, OSError) as e:
                     errors.append(str(e))
@@ -176,87 +153,61 @@ class PytestRunner:
         (`tool="settrace"` skips coverage.py and traces lines in the plugin)."""
         extra: dict[str, str] = {"FIXLOOP_COVERAGE": "settrace" if tool == "settrace" else "1"}
         read_only: tuple[Path, ...] = ()
-        cov_dir = self._expose_coverage()
-        if cov_dir is not None:
+        if self.coverage_package is not None:
             # Appended, so a coverage the project installed itself wins.
-            extra["PYTHONPATH"] = f"{self.policy.env.get('PYTHONPATH', RUNTIME_DIR)}:{RUNTIME_DIR}/cov"
-            read_only = (cov_dir,)
+            extra["PYTHONPATH"] = f"{self.policy.env.get('PYTHONPATH', '')}:{self.scratch.runtime / 'cov'}"
+            read_only = (self.coverage_package,)
         lines: list[str] = []
         report = self._cold_run(None, select, False, 0.0, extra, read_only, lines)
         return report, parse_coverage(lines)
 
     def _expose_coverage(self) -> Path | None:
+        """fixloop's coverage.py, linked from the host-only runtime folder (made before any run)."""
         try:
             import coverage
         except ImportError:
             return None
         package = Path(coverage.__file__).resolve().parent
-        link = self.root / RUNTIME_DIR / "cov" / "coverage"
-        if not link.exists():
-            link.parent.mkdir(exist_ok=True)
-            os.symlink(package, link)
+        (self.scratch.runtime / "cov").mkdir(mode=0o755)
+        os.symlink(package, self.scratch.runtime / "cov" / "coverage")
         return package
 
     def _cold_run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: float,
                   extra_env: Mapping[str, str] | None = None, extra_read_only: tuple[Path, ...] = (),
                   raw_lines: list[str] | None = None) -> TestReport:
+        """A normal sandboxed pytest on a fresh copy: the authoritative verdict."""
         self.runs += 1
-        report_name = f"{RUNTIME_DIR}/report-{self.runs}.jsonl"
-        written: list[str] = []
         try:
-            # Warm screening children share the copy's parent: start every ordinary run from the pristine tree.
-            self.scratch.reset(self._fixloop_made)
-            unlink_beneath(self.scratch.root, report_name)  # a report planted by an earlier run is never read
-            for change in patch.changes if patch else ():
-                try:
-                    self.scratch.write(change.path, change.after)
-                except UnicodeEncodeError as e:
-                    return TestReport(problem=f"the candidate cannot be written in the encoding of {change.path} ({e.reason})")
-                written.append(change.path)
-            argv = [self.python, "-m", "pytest", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
-                    "--color=no", "--no-header", "-rN", *self.pytest_args]
-            if fail_fast:
-                argv.append("-x")
-            argv.extend(select)
-            env = dict(self.policy.env)
-            env["FIXLOOP_REPORT"] = report_name
-            env["FIXLOOP_TEST_TIMEOUT"] = str(per_test or self.limits.per_test_timeout)
-            env.update(extra_env or {})
-            policy = Policy(self.policy.read_only + extra_read_only, env, self.policy.network)
-            wall = self.limits.test_timeout
-            limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
-            result = self.sandbox.run(argv, self.scratch.root, limits, policy)
-            try:
-                raw = read_beneath(self.scratch.root / RUNTIME_DIR, Path(report_name).name, MAX_REPORT_BYTES)
-                lines = raw.decode("utf-8", "replace").splitlines()
-            except (OSError, ValueError):
-                lines = []
-            if raw_lines is not None:
-                raw_lines.extend(lines)
-            report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output)
-            if result.limit_hit and result.limit_hit != "wall" and not report.problem and not report.results:
-                report = TestReport(report.results, report.collection_errors, report.returncode, report.duration,
-                                    report.timed_out, report.output_tail, f"sandbox limit hit: {result.limit_hit}")
-            return report
-        finally:
-            for name in written:
-                try:
-                    self.scratch.restore(name)
-                except OSError:
-                    pass  # a planted symlink or special file: refused, and the next write refuses too
-            try:
-                unlink_beneath(self.scratch.root, report_name)
-            except OSError:
-                pass
-            self.scratch.reset(self._fixloop_made)
-
-    @staticmethod
-    def _fixloop_made(rel: str) -> bool:
-        """Entries of the runtime folder fixloop creates itself (the rest of it is swept like the project)."""
-        parts = rel.split("/")
-        return parts[0] == RUNTIME_DIR and (
-            len(parts) == 1 or parts[1] in ("template", "cov") or parts[1].startswith(("warm-", "report-"))
-        )
+            changes = {c.path: self.scratch.encoded(c.path, c.after) for c in (patch.changes if patch else ())}
+        except UnicodeEncodeError as e:
+            return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
+        argv = [self.python, "-m", "pytest", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
+                "--color=no", "--no-header", "-rN", f"--junitxml={JUNIT}", *self.pytest_args]
+        if fail_fast:
+            argv.append("-x")
+        argv.extend(select)
+        env = dict(self.policy.env)
+        env["FIXLOOP_TEST_TIMEOUT"] = str(per_test or self.limits.per_test_timeout)
+        env.update(extra_env or {})
+        policy = Policy(self.policy.read_only + extra_read_only, env, self.policy.network)
+        wall = self.limits.test_timeout
+        limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
+        try:
+            result = self.sandbox.run(argv, self.scratch.tree(changes), limits, policy)
+        except (OSError, ValueError) as e:  # e.g. a change through a link of the pristine tree
+            return TestReport(problem=f"the run could not start: {e}")
+        lines = result.report.decode("utf-8", "replace").splitlines()
+        if raw_lines is not None:
+            raw_lines.extend(lines)
+        report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output,
+                              result.report_overflow)
+        # A run cut at the disk quota says nothing about the tests: it is an error, not a failure to fix.
+        if result.limit_hit and result.limit_hit != "wall" and (not report.results or result.limit_hit == "disk"):
+            report = TestReport(report.results, report.collection_errors, report.returncode, report.duration,
+                                report.timed_out, report.output_tail,
+                                "sandbox limit hit: disk (the run wrote more than sandbox.disk_quota_mb allows)"
+                                if result.limit_hit == "disk" else f"sandbox limit hit: {result.limit_hit}")
+        return report
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

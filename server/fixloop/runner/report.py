@@ -1,4 +1,12 @@
-"""Reading what a sandboxed pytest run wrote: the plugin's JSON lines, read without following symlinks."""
+"""Reading what a sandboxed pytest run said: the plugin's JSON lines from the report pipe, and whether to
+believe them.
+
+Everything on the report pipe was written by a process that also ran the code under test, so it can be
+forged from inside. A pass is believed only when the process itself ended normally (not killed, not
+timed out), the report's end record carries the same exit status as the process, and the totals of
+pytest's own JUnit XML agree with the reported results. Otherwise failures it shows stay failures, and
+nothing in it counts as a pass.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +15,53 @@ import json
 from ..core.model import Frame, TestReport, TestResult
 
 OUTCOMES = frozenset({"passed", "failed", "error", "skipped", "xfailed", "xpassed"})
+PYTEST_EXIT_CODES = range(0, 6)  # ok, tests failed, interrupted, internal error, usage error, no tests
 
 
-def parse_report(lines: list[str], returncode: int | None, duration: float, timed_out: bool, output: str) -> TestReport:
+def _signal_of(returncode: int | None) -> int:
+    if returncode is None:
+        return 0
+    if returncode < 0:
+        return -returncode
+    return returncode - 128 if 128 < returncode < 160 else 0  # a shell, bwrap or a supervisor passed it on
+
+
+def _distrust(returncode: int | None, timed_out: bool, overflow: bool, end_status: object,
+              junit: dict[str, int] | None, passes: int, failures: int) -> str:
+    """Why the report cannot be believed, or '' when the process and its report agree."""
+    if overflow:
+        return "its report was larger than the cap"
+    if timed_out or returncode is None:
+        return "it was stopped at the time limit"
+    if sig := _signal_of(returncode):
+        return f"killed by signal {sig}"
+    if returncode not in PYTEST_EXIT_CODES:
+        return f"exit status {returncode}"
+    if end_status is _MISSING:
+        return "no end record: it stopped before pytest finished"
+    if end_status != returncode:
+        return f"its report says exit status {end_status} but the process exited with {returncode}"
+    if junit is None:
+        return "no JUnit totals at the end of the session"
+    junit_passes = junit["tests"] - junit["failures"] - junit["errors"] - junit["skipped"]
+    if junit_passes != passes or (junit["failures"] + junit["errors"] > 0) != (failures > 0):
+        return (f"the JUnit totals ({junit_passes} passed, {junit['failures'] + junit['errors']} failed) disagree "
+                f"with the report ({passes} passed, {failures} failed)")
+    return ""
+
+
+_MISSING = object()
+
+
+def parse_report(lines: list[str], returncode: int | None, duration: float, timed_out: bool, output: str,
+                 overflow: bool = False) -> TestReport:
     results: dict[str, TestResult] = {}
     errors: list[str] = []
     started: list[str] = []
     ended = False
+    end_status: object = _MISSING
+    junit: dict[str, int] | None = None
+    passes = failures = 0  # result lines as written, for the JUnit cross-check
     for line in lines:
         # Every line was written inside the sandbox: anything malformed is skipped, never trusted.
         try:
@@ -25,8 +73,13 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
                 errors.append(f"{obj.get('nodeid', '')}: {obj.get('longrepr', '')}")
             elif kind == "end":
                 ended = True
+                end_status = obj.get("exitstatus")
+            elif kind == "junit":
+                junit = {k: int(obj[k]) for k in ("tests", "failures", "errors", "skipped")}
             elif kind == "result" and obj["outcome"] in OUTCOMES:
                 nodeid = str(obj["nodeid"])
+                passes += obj["outcome"] in ("passed", "xpassed")
+                failures += obj["outcome"] in ("failed", "error")
                 if nodeid in results and results[nodeid].failed:
                     continue  # a later report (teardown, or a forged line) must not hide a failure
                 frames = tuple(Frame(str(f[0]), int(f[1]), str(f[2]), bool(f[3])) for f in obj.get("frames", []))
@@ -36,6 +89,7 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
                 )
         except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             continue
+    why = _distrust(returncode, timed_out, overflow, end_status, junit, passes, failures + len(errors))
     hung = [n for n in started if n not in results]
     if hung and not ended:
         # The per-test timeout (or a crash) ended the process inside this test.
@@ -50,8 +104,14 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
     if not results and not errors and returncode not in (0, 5):
         if "No module named pytest" in output:
             problem = "pytest is not installed in the project's interpreter"
-        elif not timed_out:
+        elif not timed_out and returncode is not None:
             problem = f"pytest exited with code {returncode} without reporting tests: {output.strip()[-600:]}"
+    if why:
+        # Failures it shows stay failures (a hung test stays the failure that ended the run); no pass counts.
+        shown = {n: r for n, r in results.items() if r.failed}
+        if not shown and not errors and not problem and not timed_out:
+            problem = f"pytest did not finish normally ({why}); its report cannot be trusted"
+        results = shown
     return TestReport(tuple(results.values()), tuple(errors), returncode or 0, duration, timed_out, output[-4000:], problem)
 
 

@@ -1,102 +1,148 @@
 """Host side of the warm fork servers: start them through the Sandbox port, hand them candidates.
 
-Each worker is one long-lived sandboxed command (`python -m fixloop_warm <channel>`) on the scratch
-copy; requests and answers are small JSON files in its channel directory, read back without
-following symlinks and with a size cap. A worker that dies or never gets ready is dropped, and the
-caller falls back to a normal sandboxed pytest run.
+Each worker is one long-lived sandboxed command (`python -m fixloop_warm <pristine-tree>`) on its own
+fresh copy; requests and answers travel over two pipes the host created (a 4-byte length, then JSON),
+read here with a size cap and a deadline. Nothing is exchanged through files, so nothing the
+sandboxed code plants can be opened by the host. A worker that dies or never gets ready is dropped,
+and the caller falls back to a normal sandboxed pytest run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
 import queue
-import shutil
+import select
+import struct
 import threading
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..core.model import TestReport
-from ..sandbox.api import Policy, RunResult, Sandbox, SandboxLimits
-from ..sandbox.hostio import read_beneath
+from ..sandbox.api import Policy, RunResult, RunTree, Sandbox, SandboxLimits
 from .report import parse_report
 
 WORKER = Path(__file__).with_name("warm_worker.py")
-MAX_ANSWER_BYTES = 100_000
-MAX_REPORT_BYTES = 5_000_000
-POLL = 0.002
+MAX_ANSWER_BYTES = 6_000_000  # the report lines ride in the answer
+
+
+class ChannelError(OSError):
+    """The worker closed its pipe, answered too much, or not in time."""
+
+
+def write_frame(fd: int, obj: Any) -> None:
+    data = json.dumps(obj).encode("utf-8")
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def read_frame(fd: int, deadline: float, cap: int = MAX_ANSWER_BYTES) -> Any:
+    """One frame from a non-blocking pipe, or ChannelError; never waits past `deadline`."""
+    buf = bytearray()
+    need = 4
+    size: int | None = None
+    while True:
+        while len(buf) < need:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChannelError("no answer in time")
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, need - len(buf))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise ChannelError("the worker closed its channel")
+            buf += chunk
+        if size is None:
+            (size,) = struct.unpack(">I", bytes(buf[:4]))
+            if size > cap:
+                raise ChannelError(f"an answer of {size} bytes, over the {cap} byte cap")
+            need = 4 + size
+            continue
+        return json.loads(bytes(buf[4:]).decode("utf-8"))
 
 
 class WarmWorker:
-    def __init__(self, index: int, root: Path, runtime: str, sandbox: Sandbox, python: str, policy: Policy,
+    def __init__(self, index: int, tree: RunTree, sandbox: Sandbox, python: str, policy: Policy,
                  lifetime: float, pytest_args: Sequence[str] = (), ready_timeout: float = 60.0) -> None:
         self.index = index
-        self.channel_rel = f"{runtime}/warm-{index}"
-        self.channel = root / self.channel_rel
-        shutil.rmtree(self.channel, ignore_errors=True)
-        self.channel.mkdir(parents=True)
         self.ids = itertools.count(1)
         self.result: RunResult | None = None
-        argv = [python, "-m", "fixloop_warm", self.channel_rel, json.dumps(list(pytest_args))]
+        self._closing = threading.Lock()
+        self._closed = False
+        request_r, self._request_w = os.pipe()
+        self._answer_r, answer_w = os.pipe()
+        os.set_blocking(self._answer_r, False)
+        argv = [python, "-m", "fixloop_warm", str(tree.source), json.dumps(list(pytest_args))]
+        env = dict(policy.env, FIXLOOP_WARM_FDS=f"{request_r},{answer_w}")
+        policy = dataclasses.replace(policy, env=env)
         limits = SandboxLimits(wall_seconds=lifetime, cpu_seconds=int(lifetime) + 60)
-        self.thread = threading.Thread(target=self._serve, args=(sandbox, argv, root, limits, policy), daemon=True)
+        child_ends = (request_r, answer_w)
+        self.thread = threading.Thread(target=self._serve, args=(sandbox, argv, tree, limits, policy, child_ends),
+                                       daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + ready_timeout
-        while not (self.channel / "ready").exists():
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"warm worker {index} did not start: {self.result.output[-600:] if self.result else 'timeout'}")
-            time.sleep(POLL)
+        try:
+            ready = read_frame(self._answer_r, time.monotonic() + ready_timeout, 1024)
+            if not isinstance(ready, dict) or "ready" not in ready:
+                raise ChannelError(f"a strange greeting: {str(ready)[:100]}")
+        except (ChannelError, ValueError) as e:
+            self.close()
+            output = self.result.output[-600:] if self.result else str(e)
+            raise RuntimeError(f"warm worker {index} did not start: {output}") from e
 
-    def _serve(self, sandbox: Sandbox, argv: list[str], root: Path, limits: SandboxLimits, policy: Policy) -> None:
-        self.result = sandbox.run(argv, root, limits, policy)
+    def _serve(self, sandbox: Sandbox, argv: list[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+               child_ends: tuple[int, int]) -> None:
+        # The sandbox closes our copies of the worker's ends once it started: EOF when the worker goes.
+        self.result = sandbox.run(argv, tree, limits, policy, fds=child_ends)
 
     @property
     def alive(self) -> bool:
         return self.thread.is_alive()
 
-    def run(self, files: Mapping[str, str], args: Sequence[str], timeout: float, per_test_timeout: float,
+    def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
             memory_mb: int) -> TestReport:
         rid = next(self.ids)
-        request = {"id": rid, "files": dict(files), "args": list(args), "timeout": timeout,
-                   "per_test_timeout": per_test_timeout, "memory_mb": memory_mb}
-        tmp = self.channel / f".req-{rid}.tmp"
-        tmp.write_text(json.dumps(request), encoding="utf-8")
-        os.replace(tmp, self.channel / f"req-{rid:08d}.json")
-        answer_name = f"resp-{rid}.json"
-        deadline = time.monotonic() + timeout + 30.0
-        while not (self.channel / answer_name).exists():
-            if not self.alive or time.monotonic() > deadline:
-                return TestReport(problem=f"warm worker {self.index} stopped answering")
-            time.sleep(POLL)
+        # Bytes in the file's own encoding, carried through JSON one character per byte.
+        request = {"id": rid, "files": {k: v.decode("latin-1") for k, v in files.items()}, "args": list(args),
+                   "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb}
+        if self._closed:
+            return TestReport(problem=f"warm worker {self.index} is closed")
         try:
-            answer = json.loads(read_beneath(self.channel, answer_name, MAX_ANSWER_BYTES))
-            (self.channel / answer_name).unlink()
+            write_frame(self._request_w, request)
+            # The worker's own limit starts after the candidate's copy of the tree (up to 120 s).
+            answer = read_frame(self._answer_r, time.monotonic() + timeout + 150.0)
+            if not isinstance(answer, dict) or answer.get("id") != rid:
+                raise ChannelError("an answer to another request")
         except (OSError, ValueError) as e:
-            return TestReport(problem=f"warm worker {self.index} answered badly: {e}")
-        report_name = f"report-{rid}.jsonl"
-        try:
-            lines = read_beneath(self.channel, report_name, MAX_REPORT_BYTES).decode("utf-8", "replace").splitlines()
-        except (OSError, ValueError):
-            lines = []
-        try:
-            (self.channel / report_name).unlink()
-        except OSError:
-            pass
+            return TestReport(problem=f"warm worker {self.index} stopped answering: {e}")
+        lines = str(answer.get("report", "")).splitlines()
         killed = str(answer.get("killed", ""))
-        report = parse_report(lines, answer.get("returncode"), float(answer.get("duration", 0.0)),
-                              killed == "timeout", f"worker: {killed}" if killed else "")
-        if killed and not report.results and not report.problem:
-            report = TestReport((), report.collection_errors, 0, report.duration, True, report.output_tail, "")
+        returncode = answer.get("returncode")
+        report = parse_report(lines, returncode if isinstance(returncode, int) else None,
+                              float(answer.get("duration", 0.0)), killed == "timeout",
+                              f"worker: {killed}" if killed else "", bool(answer.get("overflow")))
+        if killed:
+            # Killed (time or memory): not a pass, and not a problem of the worker either.
+            report = TestReport(report.failed, report.collection_errors, 0, report.duration, True,
+                                report.output_tail, "")
         return report
 
     def close(self) -> None:
-        try:
-            (self.channel / "stop").write_text("")
-        except OSError:
-            pass
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
+            os.close(self._request_w)  # end of the request pipe: the worker stops
         self.thread.join(5.0)
+        if not self.thread.is_alive():
+            os.close(self._answer_r)
 
 
 class WarmPool:
@@ -112,7 +158,7 @@ class WarmPool:
     def alive(self) -> bool:
         return any(w.alive for w in self.workers)
 
-    def run(self, files: Mapping[str, str], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
+    def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
             memory_mb: int = 2048) -> TestReport:
         worker = None
         while worker is None:

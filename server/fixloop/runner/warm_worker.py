@@ -1,27 +1,35 @@
 """The warm fork server, run inside the sandbox under the project's interpreter (stdlib + pytest only).
 
-    python -m fixloop_warm <channel-dir>
+    python -m fixloop_warm <pristine-tree> <pytest-args-json>
 
-Start-up: import pytest and collect the suite once in the pristine copy the host made
-(<runtime>/template) (conftest and the third-party modules the tests import stay loaded), then forget the project's
-own modules. Then, for each request file <channel>/req-<n>.json: fork; the child copies the template
-to its own directory, writes the candidate's files, and runs pytest there; the parent waits with a
-timeout, kills the child's process group when it hangs, and answers in <channel>/resp-<n>.json.
-A file named `stop` ends the server.
+Start-up: import pytest and collect the suite once in the read-only pristine tree (conftest and the
+third-party modules the tests import stay loaded), then forget the project's own modules and say
+`ready` on the answer pipe. Then, for each request read from the request pipe (descriptors in
+FIXLOOP_WARM_FDS; frames are a 4-byte length and JSON): fork; the child closes the channel at once,
+copies the pristine tree into its own folder of this run's writable copy, writes the candidate's
+files, and runs pytest there with its own report pipe; the parent collects that report (capped),
+waits with a timeout (counted from the end of the copy), kills the child's process group when it
+hangs, and answers. End of the request
+pipe ends the server.
 """
 
 import gc
 import json
 import os
 import resource
+import select
 import shutil
 import signal
+import struct
 import sys
 import time
 
-RUNTIME_DIR = ".fixloop_runtime"
-POLL = 0.002
-SKIP = shutil.ignore_patterns(RUNTIME_DIR, ".git", "__pycache__", ".pytest_cache")
+SKIP = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache")
+MAX_REQUEST = 64 * 1024 * 1024
+MAX_REPORT = 5_000_000
+JUNIT = ".fixloop-junit.xml"
+COPIED = b'{"event": "copied"}\n'
+COPY_SECONDS = 120.0  # the most a candidate's copy of the tree may take
 
 
 def _project_modules(root):
@@ -34,7 +42,7 @@ def _project_modules(root):
 
 
 def _moved(path, old, new):
-    """A sys.path entry under the template, moved to the candidate's copy."""
+    """A sys.path entry under the pristine tree, moved to the candidate's copy."""
     if path in ("", old):
         return new
     return new + path[len(old):] if path.startswith(old + os.sep) else path
@@ -58,10 +66,40 @@ def _quiet():
     os.close(devnull)
 
 
-def _child(request, template, workdir, report):
-    """In the forked child: own copy, own process group, capped memory; never returns."""
+def _read_exact(fd, n):
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def read_frame(fd):
+    head = _read_exact(fd, 4)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">I", head)
+    if size > MAX_REQUEST:
+        return None
+    body = _read_exact(fd, size)
+    return None if body is None else json.loads(body.decode("utf-8"))
+
+
+def write_frame(fd, obj):
+    data = json.dumps(obj).encode("utf-8")
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _child(request, template, workdir, channel, report_fd):
+    """In the forked child: no channel, own copy, own process group, capped memory; never returns."""
     code = 70
     try:
+        for fd in channel:  # the code under test never gets the host's channel
+            os.close(fd)
         os.setsid()
         if request.get("memory_mb"):
             # On top of what the warm parent already maps (big libraries reserve much address space).
@@ -72,18 +110,23 @@ def _child(request, template, workdir, report):
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         _quiet()
         shutil.copytree(template, workdir, ignore=SKIP, symlinks=True)
+        os.chmod(workdir, 0o700)
         for rel, text in request.get("files", {}).items():
             target = os.path.join(workdir, rel)
             if not os.path.realpath(target).startswith(os.path.realpath(workdir) + os.sep):
                 os._exit(71)
             os.makedirs(os.path.dirname(target), exist_ok=True)
+            if os.path.lexists(target):
+                os.unlink(target)
             with open(target, "wb") as f:  # the host sends the file's exact bytes, one char per byte
                 f.write(text.encode("latin-1"))
         os.chdir(workdir)
+        # The candidate's clock starts now: copying a big tree is the worker's cost, not the candidate's.
+        os.write(report_fd, COPIED)
         sys.path[:] = [_moved(p, template, workdir) for p in sys.path]
         if workdir not in sys.path:
             sys.path.insert(0, workdir)
-        os.environ["FIXLOOP_REPORT"] = report
+        os.environ["FIXLOOP_REPORT_FD"] = str(report_fd)
         os.environ["FIXLOOP_TEST_TIMEOUT"] = str(request.get("per_test_timeout", 0))
         import importlib
 
@@ -91,7 +134,7 @@ def _child(request, template, workdir, report):
         import pytest
 
         args = ["-p", "fixloop_report", "-p", "no:cacheprovider", "-q", "--color=no", "--no-header", "-rN",
-                f"--rootdir={workdir}", f"--confcutdir={workdir}"] + list(request.get("args", []))
+                f"--junitxml={JUNIT}", f"--rootdir={workdir}", f"--confcutdir={workdir}"] + list(request.get("args", []))
         code = int(pytest.main(args))
     except BaseException:  # noqa: BLE001 - the child reports through its exit code only
         code = 72
@@ -99,69 +142,99 @@ def _child(request, template, workdir, report):
         os._exit(code)
 
 
-def _serve(channel, root, template):
+def _run(request, template, area, seq, channel):
+    """One candidate in a forked child: its answer, with the report lines it wrote."""
+    workdir = os.path.join(area, f"c-{seq}")
+    read_end, write_end = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _child(request, template, workdir, channel, write_end)
+    os.close(write_end)
+    report = bytearray()
+    overflow = False
+    answer = None
+    timeout = float(request.get("timeout", 30))
+    deadline = started + COPY_SECONDS
+    copied = False
+    ended_at = None
+    open_pipe = True
+    while True:
+        if open_pipe:
+            ready, _, _ = select.select([read_end], [], [], 0.002)
+            if ready:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk:
+                    open_pipe = False
+                elif len(report) + len(chunk) > MAX_REPORT:
+                    overflow = True
+                else:
+                    report += chunk
+                if not copied and COPIED in report[:len(COPIED) + 64]:
+                    copied = True
+                    deadline = time.monotonic() + timeout
+        else:
+            time.sleep(0.002)
+        if answer is None:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                if os.WIFSIGNALED(status):
+                    sig = os.WTERMSIG(status)
+                    answer = {"returncode": None, "signal": sig, "killed": "memory" if sig == signal.SIGKILL else "signal"}
+                else:
+                    answer = {"returncode": os.WEXITSTATUS(status), "signal": None, "killed": ""}
+                ended_at = time.monotonic()
+                _kill_group(pid)  # daemons the candidate left go with it
+            elif time.monotonic() > deadline:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                answer = {"returncode": None, "signal": signal.SIGKILL, "killed": "timeout"}
+                ended_at = time.monotonic()
+        # An orphan may hold the pipe: stop reading shortly after the child ended.
+        if answer is not None and (not open_pipe or time.monotonic() - ended_at > 0.5):
+            break
+    os.close(read_end)
+    answer.update(id=request.get("id"), duration=time.monotonic() - started,
+                  report=report.decode("utf-8", "replace"), overflow=overflow)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return answer
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _serve(template, area, channel):
+    request_fd, answer_fd = channel
     seq = 0
-    idle_since = time.monotonic()
     while True:
-        if os.path.exists(os.path.join(channel, "stop")):
+        try:
+            request = read_frame(request_fd)
+        except (OSError, ValueError):
             return
-        names = sorted(n for n in os.listdir(channel) if n.startswith("req-") and n.endswith(".json"))
-        if not names:
-            # Poll fast while candidates flow, slowly once the loop has gone quiet.
-            time.sleep(POLL if time.monotonic() - idle_since < 2.0 else 0.05)
-            continue
-        idle_since = time.monotonic()
-        for name in names:
-            path = os.path.join(channel, name)
-            with open(path, encoding="utf-8") as f:
-                request = json.load(f)
-            os.unlink(path)
-            seq += 1
-            rid = request["id"]
-            workdir = os.path.join(channel, f"c-{seq}")
-            report = os.path.join(channel, f"report-{rid}.jsonl")
-            started = time.monotonic()
-            pid = os.fork()
-            if pid == 0:
-                _child(request, template, workdir, report)
-            answer = _wait(pid, float(request.get("timeout", 30)))
-            answer.update(id=rid, duration=time.monotonic() - started)
-            shutil.rmtree(workdir, ignore_errors=True)
-            tmp = os.path.join(channel, f".resp-{rid}.tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(answer, f)
-            os.rename(tmp, os.path.join(channel, f"resp-{rid}.json"))
-            idle_since = time.monotonic()
-
-
-def _wait(pid, timeout):
-    deadline = time.monotonic() + timeout
-    delay = 0.0005
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            if os.WIFSIGNALED(status):
-                sig = os.WTERMSIG(status)
-                return {"returncode": None, "signal": sig, "killed": "memory" if sig == signal.SIGKILL else "signal"}
-            return {"returncode": os.WEXITSTATUS(status), "signal": None, "killed": ""}
-        if time.monotonic() > deadline:
-            for target in (-pid, pid):
-                try:
-                    os.kill(target, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            os.waitpid(pid, 0)
-            return {"returncode": None, "signal": signal.SIGKILL, "killed": "timeout"}
-        time.sleep(delay)
-        delay = min(delay * 2, POLL)
+        if request is None:  # the host closed the pipe: stop
+            return
+        seq += 1
+        write_frame(answer_fd, _run(request, template, area, seq, channel))
 
 
 def main():
-    channel = os.path.abspath(sys.argv[1])
-    root = os.getcwd()
-    # The pristine copy the host made before any test ran: earlier runs may have left files in root.
-    template = os.path.join(os.path.dirname(channel), "template")
+    template = os.path.abspath(sys.argv[1])
     extra = json.loads(sys.argv[2]) if len(sys.argv) > 2 else []
+    channel = tuple(int(x) for x in os.environ.pop("FIXLOOP_WARM_FDS").split(","))
+    for fd in channel:
+        os.set_inheritable(fd, False)
+    try:  # this process's own run report is not used: children get their own
+        os.close(int(os.environ.pop("FIXLOOP_REPORT_FD", "")))
+    except (ValueError, OSError):
+        pass
+    root = os.getcwd()  # this run's own writable copy: the candidates' folders go here
+    area = os.path.join(root, ".fixloop-candidates")
+    os.makedirs(area, mode=0o700, exist_ok=True)
     os.chdir(template)
     sys.path[:] = [template if p in ("", root) else p for p in sys.path]
     import pytest
@@ -181,9 +254,8 @@ def main():
     # Everything loaded so far stays shared and untouched by the children's garbage collections.
     gc.collect()
     gc.freeze()
-    with open(os.path.join(channel, "ready"), "w") as f:
-        f.write(str(os.getpid()))
-    _serve(channel, root, template)
+    write_frame(channel[1], {"ready": os.getpid()})
+    _serve(template, area, channel)
 
 
 if __name__ == "__main__":

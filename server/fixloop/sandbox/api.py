@@ -1,10 +1,18 @@
-"""The sandbox port: run one command on a scratch copy, isolated and bounded."""
+"""The sandbox port: run one command on a fresh writable copy of a pristine tree, isolated and bounded.
+
+The caller owns the pristine tree (never writable by anything sandboxed); each run gets its own copy of
+it plus the candidate's changed files, made by the backend, and the copy is gone when the run ends.
+Results come back through pipes (stdout, stderr and a report pipe whose descriptor number is in
+`FIXLOOP_REPORT_FD`), never through files the sandboxed code could plant.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Mapping, Protocol, Sequence
+
+REPORT_FD_ENV = "FIXLOOP_REPORT_FD"  # the write end of the run's report pipe, as a number
 
 
 class SandboxUnavailable(RuntimeError):
@@ -24,6 +32,24 @@ class SandboxLimits:
     disk_files: int = 200_000  # inodes a run may create (many empty files beat any byte quota)
     output_bytes: int = 64 * 1024  # head and tail kept, each
     tmp_mb: int = 256  # size of the sandbox's private /tmp, home and /dev/shm (bwrap)
+    report_bytes: int = 20_000_000  # what the host reads from the report pipe at most
+
+
+@dataclass(frozen=True)
+class RunTree:
+    """What a run starts from. `source` and `runtime` belong to the host and stay read-only to the run;
+    the command's working directory is a fresh writable copy of `source` with `changes` written over it."""
+
+    source: Path
+    changes: Mapping[str, bytes] = field(default_factory=dict)  # plain relative path -> exact bytes
+    runtime: Path | None = None  # fixloop's own files for the run (report plugin, warm worker), read-only
+
+    def __post_init__(self) -> None:
+        for name in self.changes:
+            parts = PurePosixPath(name).parts
+            if not parts or PurePosixPath(name).is_absolute() or any(p in ("", ".", "..") for p in parts) \
+                    or "\0" in name:
+                raise ValueError(f"refusing the change {name!r}: not a plain relative path")
 
 
 @dataclass(frozen=True)
@@ -50,6 +76,8 @@ class RunResult:
     duration: float = 0.0
     backend: str = ""
     guarantees: tuple[str, ...] = ()
+    report: bytes = b""  # everything the run wrote to its report pipe, up to `limits.report_bytes`
+    report_overflow: bool = False  # it wrote more: the report is cut and cannot be believed
 
     @property
     def output(self) -> str:
@@ -60,8 +88,13 @@ class Sandbox(Protocol):
     name: str
 
     def run(
-        self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy
-    ) -> RunResult: ...
+        self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy, fds: Sequence[int] = ()
+    ) -> RunResult:
+        """Run `argv` in a fresh copy of `tree`. `fds` are descriptors the command gets under the same
+        numbers (a warm worker's request and answer pipes); the sandbox closes this process's copies of
+        them once the command started (or could not start), so a pipe's other end sees EOF when the
+        command ends."""
+        ...
 
     def kill_all(self) -> None:
         """Kill every process this sandbox started and that still runs (cancellation)."""

@@ -1,10 +1,15 @@
-"""The bubblewrap backend: namespaces, a read-only system view, only the scratch copy writable.
+"""The bubblewrap backend: namespaces, a read-only system view, only the run's own fresh copy writable.
+
+Each run mounts a tmpfs of `disk_quota_mb` as its workspace; a prelude of system binaries (`cp`,
+`chown`) copies the read-only pristine tree and the staged candidate files into it before the command
+starts, so writes past the quota get ENOSPC where they happen and the host never touches the copy.
 
 Two recipes (see docs/sandbox.md):
 - as an ordinary user: a user namespace with further user namespaces disabled, all capabilities dropped;
 - as root: *no* user namespace (root keeps every capability inside one and could remount read-only
-  binds writable), only SETUID/SETGID/SETPCAP kept, then `setpriv` to a dedicated unprivileged uid
-  inside, which owns the scratch copy. rlimits are applied after that, so the process limit binds.
+  binds writable). The prelude keeps CHOWN and DAC_* to copy and hand the tmpfs to a dedicated
+  unprivileged uid; `setpriv` then drops every capability and switches to that uid before the command.
+  rlimits are applied after that, so the process limit binds.
 """
 
 from __future__ import annotations
@@ -12,14 +17,14 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Sequence
 
 from . import seccomp_filter
-from .api import Policy, RunResult, SandboxLimits, SandboxUnavailable
-from .launcher import Launch, clean_env, kill_group, prlimit_argv, supervise
+from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
+from .fresh import prelude_argv, remove, stage_changes
+from .launcher import Launch, clean_env, close_fds, kill_group, prlimit_argv, report_pipe, supervise
 
 SANDBOX_HOME = "/home/sandbox"
 SYSTEM_RO = ("/usr", "/etc")
@@ -30,14 +35,17 @@ _uid_counter = itertools.count()
 
 GUARANTEES = (
     "own pid, network, ipc and uts namespaces: no host processes, no network except its own loopback",
-    "read-only: /usr, /etc (shadow masked), the interpreter; writable: the scratch copy, sized /tmp and home",
+    "read-only: /usr, /etc (shadow masked), the interpreter, the pristine copy; writable: the run's own "
+    "fresh copy, sized /tmp and home",
     "environment cleared; only allow-listed variables, never keys, tokens or secrets",
     "capabilities dropped; no new privileges; nested user namespaces disabled",
     "rlimits: cpu, address space, processes, file size, open files, no core dumps",
-    "wall-clock kill of the whole tree; capped output; per-run disk quota",
+    "wall-clock kill of the whole tree; capped output; disk quota enforced by a size-limited tmpfs "
+    "(bytes; inodes are the kernel's tmpfs default)",
 )
 ROOT_GUARANTEES = GUARANTEES[:3] + (
-    "runs as a dedicated unprivileged uid (setpriv), no capabilities, no new privileges",
+    "runs as a dedicated unprivileged uid (setpriv), no capabilities, no new privileges (a prelude of "
+    "system binaries copies the tree as root before anything of the project runs)",
 ) + GUARANTEES[4:]
 
 
@@ -67,14 +75,25 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
     return args
 
 
-def build_argv(argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy, *,
-               root: bool, uid: int, seccomp_fd: int | None) -> list[str]:
+def workspace_path(tree: RunTree) -> Path:
+    """Where the run's tmpfs copy sits inside the sandbox (it does not exist on the host)."""
+    source = tree.source.resolve()
+    return source.parent / f"{source.name}-run"  # beside the pristine tree, never on top of it
+
+
+def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy, *,
+               root: bool, uid: int, seccomp_fd: int | None, changes: Path | None = None,
+               extra_env: dict[str, str] | None = None) -> list[str]:
     bwrap = shutil.which("bwrap") or "bwrap"
+    source = tree.source.resolve()
+    workspace = workspace_path(tree)
     args = [bwrap]
     if root:
-        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                 "--cap-add", "CAP_SETPCAP"]
+        # CHOWN and DAC_* serve the prelude alone: setpriv drops every capability before the command.
+        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN", "CAP_DAC_OVERRIDE",
+                    "CAP_DAC_READ_SEARCH", "CAP_FOWNER"):
+            args += ["--cap-add", cap]
     else:
         args += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     args += ["--die-with-parent", "--new-session", "--clearenv", "--hostname", "sandbox"]
@@ -103,38 +122,29 @@ def build_argv(argv: Sequence[str], workspace: Path, limits: SandboxLimits, poli
         args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
         mounts.append(ro)
         made.add(ro)
-    args += _parents(workspace, made) + ["--bind", str(workspace), str(workspace), "--chdir", str(workspace)]
+    # The pristine tree, fixloop's runtime files and the staged changes: read-only, at their host paths.
+    for ro in (source, tree.runtime.resolve() if tree.runtime else None, changes):
+        if ro is not None:
+            args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
+            made.add(ro)
+    quota = str(max(1, limits.disk_quota_mb) * 1024 * 1024)
+    args += _parents(workspace, made) + ["--perms", "0700", "--size", quota, "--tmpfs", str(workspace),
+                                         "--chdir", str(workspace)]
     env = clean_env(policy.env)
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", USER="sandbox", LOGNAME="sandbox")
+    env.update(extra_env or {})
     for name, value in sorted(env.items()):
         args += ["--setenv", name, value]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     args.append("--")
+    args += prelude_argv(source, workspace, changes, f"{uid}:{uid}" if root else "")
     if root:
         setpriv = shutil.which("setpriv") or "setpriv"
         args += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--bounding-set=-all",
                  "--inh-caps=-all", "--no-new-privs", "--"]
     return args + prlimit_argv(limits) + list(argv)
-
-
-def chown_tree(root: Path, uid: int) -> None:
-    """Give the scratch copy to the sandbox uid (root recipe); never follows symlinks."""
-    stack = [str(root)]
-    os.lchown(root, uid, uid)
-    # bwrap enters it before setpriv, as root without capabilities: it needs the search bit for others.
-    os.chmod(root, os.stat(root).st_mode & 0o7777 | 0o111)
-    while stack:
-        with os.scandir(stack.pop()) as it:
-            for entry in it:
-                st = entry.stat(follow_symlinks=False)
-                if st.st_nlink > 1 and not entry.is_dir(follow_symlinks=False):
-                    continue  # a hard link may share its inode with a file outside the copy: leave it
-                if st.st_uid != uid:
-                    os.lchown(entry.path, uid, uid)
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
 
 
 class BwrapSandbox:
@@ -152,24 +162,34 @@ class BwrapSandbox:
         return base + (("seccomp: io_uring, bpf, ptrace, mount, keyctl and similar calls refused",)
                        if self.seccomp else ())
 
-    def launch(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> Launch:
-        """The exact command for `argv` (also what the probe runs on /bin/true)."""
-        workspace = workspace.resolve()
+    def launch(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+               changes: Path | None = None, fds: Sequence[int] = ()) -> Launch:
+        """The exact command for `argv`, with its report pipe (the caller runs it through `supervise`)."""
         fd = seccomp_filter.bpf_fd() if self.seccomp else None
-        command = build_argv(argv, workspace, limits, policy, root=self.root, uid=self.uid, seccomp_fd=fd)
-        return Launch(command, workspace, {}, watch=(workspace,), pass_fds=(fd,) if fd is not None else ())
+        read_end, write_end = report_pipe()
+        command = build_argv(argv, tree, limits, policy, root=self.root, uid=self.uid, seccomp_fd=fd,
+                             changes=changes, extra_env={REPORT_FD_ENV: str(write_end)})
+        child = (write_end,) + ((fd,) if fd is not None else ())
+        # bwrap, the prelude's shell, setpriv and prlimit all keep inherited descriptors open.
+        return Launch(command, Path("/"), {}, pass_fds=child + tuple(fds), report_fd=read_end,
+                      child_fds=child + tuple(fds))
 
-    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
-        if policy.network:
-            raise SandboxUnavailable("the bwrap backend never gives network access; set sandbox.backend = \"none\"")
-        if self.root:
-            chown_tree(workspace, self.uid)
-        launch = self.launch(argv, workspace, limits, policy)
+    def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+            fds: Sequence[int] = ()) -> RunResult:
+        changes = None
+        try:
+            if policy.network:
+                raise SandboxUnavailable("the bwrap backend never gives network access; set sandbox.backend = \"none\"")
+            changes = stage_changes(tree)
+            launch = self.launch(argv, tree, limits, policy, changes, fds)
+        except BaseException:
+            close_fds(fds)
+            remove(changes)
+            raise
         try:
             return supervise(launch, limits, self.name, self.guarantees, self._live)
         finally:
-            for fd in launch.pass_fds:
-                os.close(fd)
+            remove(changes)
 
     def kill_all(self) -> None:
         for pid in list(self._live):
@@ -181,18 +201,11 @@ class BwrapSandbox:
             if shutil.which(tool) is None:
                 return f"{tool} not found (install bubblewrap and util-linux)"
         with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as tmp:
-            ws = Path(tmp)
-            if self.root:
-                chown_tree(ws, self.uid)
-            launch = self.launch(["/bin/true"], ws, SandboxLimits(), Policy())
+            (Path(tmp) / "src").mkdir()
             try:
-                done = subprocess.run(list(launch.argv), cwd=ws, env={}, stdin=subprocess.DEVNULL,
-                                      capture_output=True, timeout=5, pass_fds=tuple(launch.pass_fds))
-            except (OSError, subprocess.SubprocessError) as e:
+                result = self.run(["/bin/true"], RunTree(Path(tmp) / "src"), SandboxLimits(wall_seconds=10), Policy())
+            except OSError as e:
                 return f"bwrap did not start: {e}"
-            finally:
-                for fd in launch.pass_fds:
-                    os.close(fd)
-        if done.returncode != 0:
-            return f"bwrap failed (exit {done.returncode}): {done.stderr.decode('utf-8', 'replace').strip()[-300:]}"
+        if result.returncode != 0:
+            return f"bwrap failed (exit {result.returncode}): {result.output.strip()[-300:]}"
         return ""

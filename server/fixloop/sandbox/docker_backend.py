@@ -1,26 +1,37 @@
 """The docker backend (opt-in): one throwaway container per run, through docker-py.
 
-No network, read-only root, every capability dropped, no new privileges, pids and memory limits,
-only the scratch copy mounted writable (interpreter paths read-only). The docker socket is never
-mounted, and no path that contains it is either.
+No network, read-only root, no new privileges, pids and memory limits. The pristine tree, fixloop's
+runtime files and the staged candidate files are mounted read-only; the workspace is a tmpfs of
+`disk_quota_mb`, filled by the same prelude as bwrap's (as root in the container, with CHOWN and DAC_*
+only), which then `setpriv`s to an unprivileged uid with no capabilities. The report comes back from
+a file in a private tmpfs of the container, read through the engine's archive API (never a host path).
+The docker socket is never mounted, and no path that contains it is either.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import tarfile
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from .api import Policy, RunResult, SandboxLimits, SandboxUnavailable
-from .launcher import Capped, DiskWatch, clean_env
+from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
+from .fresh import prelude_argv, remove, stage_changes
+from .launcher import Capped, clean_env
+
+REPORT_DIR = "/run/fixloop-report"
+REPORT_FD = 9
+PRELUDE_CAPS = ["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "SETUID", "SETGID", "SETPCAP"]
 
 SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock")
 GUARANTEES = (
     "container: no network, read-only root, all capabilities dropped, no new privileges",
     "pids and memory limits (cgroups), rlimits for cpu, file size, open files, no core dumps",
-    "only the scratch copy writable; interpreter paths read-only; environment allow-listed",
-    "wall-clock kill (container removed); capped output; per-run disk quota",
+    "only the run's own tmpfs copy writable; pristine tree and interpreter paths read-only; "
+    "environment allow-listed",
+    "wall-clock kill (container removed); capped output; disk quota enforced by a size-limited tmpfs",
 )
 HOME = "/home/sandbox"
 
@@ -35,30 +46,38 @@ def _check_bind(path: Path) -> None:
         raise SandboxUnavailable(f"refusing to mount the socket {path} into a container")
 
 
-def container_settings(argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy,
-                       image: str, user: str) -> dict[str, Any]:
+def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+                       image: str, uid: int, changes: Path | None = None) -> dict[str, Any]:
     """Keyword arguments for `client.containers.run` (pure, unit-tested)."""
     from docker.types import Ulimit
 
-    workspace = workspace.resolve()
-    _check_bind(workspace)
-    volumes: dict[str, dict[str, str]] = {str(workspace): {"bind": str(workspace), "mode": "rw"}}
-    for ro in sorted({Path(p).resolve() for p in policy.read_only}):
+    source = tree.source.resolve()
+    workspace = source.parent / f"{source.name}-run"
+    volumes: dict[str, dict[str, str]] = {}
+    for ro in [source, *([tree.runtime.resolve()] if tree.runtime else []), *([changes] if changes else []),
+               *sorted({Path(p).resolve() for p in policy.read_only})]:
         if ro.exists() and str(ro) not in volumes:
             _check_bind(ro)
             volumes[str(ro)] = {"bind": str(ro), "mode": "ro"}
     env = clean_env(policy.env)
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env.update(HOME=HOME, TMPDIR="/tmp")
+    env.update(HOME=HOME, TMPDIR="/tmp", **{REPORT_FD_ENV: str(REPORT_FD)})
     mb = 1024 * 1024
     tmp = f"size={limits.tmp_mb}m,mode=1777"
+    # Root opens the report file, fills the tmpfs and hands it over; setpriv drops every capability.
+    command = ["/bin/sh", "-c", f'exec {REPORT_FD}>"$0/report.jsonl"; exec "$@"', REPORT_DIR,
+               *prelude_argv(source, workspace, changes, f"{uid}:{uid}"),
+               "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--bounding-set=-all",
+               "--inh-caps=-all", "--no-new-privs", "--", *argv]
     return {
-        "image": image, "command": list(argv), "working_dir": str(workspace), "user": user,
+        "image": image, "command": command, "working_dir": "/", "user": "0:0",
         "environment": env, "volumes": volumes, "network_mode": "none", "read_only": True,
-        "cap_drop": ["ALL"], "security_opt": ["no-new-privileges"], "pids_limit": limits.processes,
+        "cap_drop": ["ALL"], "cap_add": list(PRELUDE_CAPS), "security_opt": ["no-new-privileges"],
+        "pids_limit": limits.processes,
         "mem_limit": limits.address_space_mb * mb, "memswap_limit": limits.address_space_mb * mb,
-        "tmpfs": {"/tmp": tmp, HOME: tmp, "/dev/shm": tmp}, "init": True, "detach": True,
-        "stdin_open": False, "tty": False, "labels": {"fixloop.sandbox": "1"},
+        "tmpfs": {"/tmp": tmp, HOME: tmp, "/dev/shm": tmp, REPORT_DIR: f"size={limits.report_bytes // mb + 1}m,mode=0700",
+                  str(workspace): f"size={max(1, limits.disk_quota_mb)}m,mode=0700"},
+        "init": True, "detach": True, "stdin_open": False, "tty": False, "labels": {"fixloop.sandbox": "1"},
         "ulimits": [
             Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
             Ulimit(name="fsize", soft=limits.file_size_mb * mb, hard=limits.file_size_mb * mb),
@@ -66,6 +85,26 @@ def container_settings(argv: Sequence[str], workspace: Path, limits: SandboxLimi
             Ulimit(name="core", soft=0, hard=0),
         ],
     }
+
+
+def read_report(container: Any, cap: int) -> tuple[bytes, bool]:
+    """The report file from the container's private tmpfs, through the engine (capped; a non-regular
+    member, such as a planted link, is ignored)."""
+    try:
+        stream, _ = container.get_archive(f"{REPORT_DIR}/report.jsonl")
+        raw = bytearray()
+        for chunk in stream:
+            raw += chunk
+            if len(raw) > cap + 1024 * 1024:
+                return b"", True
+        with tarfile.open(fileobj=io.BytesIO(bytes(raw))) as tar:
+            member = tar.next()
+            if member is None or not member.isreg():
+                return b"", False
+            data = tar.extractfile(member).read(cap + 1)  # type: ignore[union-attr]
+            return data[:cap], len(data) > cap
+    except Exception:  # no report file: the run never got that far
+        return b"", False
 
 
 def client() -> Any:
@@ -98,48 +137,53 @@ class DockerSandbox:
             return str(e)
         return ""
 
-    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
+    def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+            fds: Sequence[int] = ()) -> RunResult:
+        if fds:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxUnavailable("the docker backend cannot pass descriptors into a container")
         if self._client is None and (reason := self.probe()):
             raise SandboxUnavailable(reason)
-        uid = os.getuid() or 65534  # never root inside the container
-        if os.getuid() == 0:
-            from .bwrap import chown_tree
-
-            chown_tree(workspace, uid)
-        settings = container_settings(argv, workspace, limits, policy, self.image, f"{uid}:{uid}")
-        started = time.monotonic()
-        container = self._client.containers.run(**settings)
-        self._live.add(container.id)
-        watch = DiskWatch((workspace,), limits.disk_quota_mb, limits.disk_files)
-        limit_hit = ""
+        uid = os.getuid() or 65534  # never root inside the container once the prelude is done
+        changes = stage_changes(tree)
         try:
-            while True:
-                container.reload()
-                if container.status in ("exited", "dead"):
-                    break
-                if time.monotonic() - started >= limits.wall_seconds:
-                    limit_hit = "wall"
-                elif watch.exceeded():
-                    limit_hit = "disk"
-                if limit_hit:
-                    container.kill()
-                    break
-                time.sleep(0.1)
-            rc = container.wait(timeout=10).get("StatusCode")
-            out, err = Capped(limits.output_bytes), Capped(limits.output_bytes)
-            for chunk in container.logs(stdout=True, stderr=False, stream=True):
-                out.feed(chunk)
-            for chunk in container.logs(stdout=False, stderr=True, stream=True):
-                err.feed(chunk)
+            settings = container_settings(argv, tree, limits, policy, self.image, uid, changes)
+            started = time.monotonic()
+            container = self._client.containers.run(**settings)
+            self._live.add(container.id)
+            limit_hit = ""
+            try:
+                while True:
+                    container.reload()
+                    if container.status in ("exited", "dead"):
+                        break
+                    if time.monotonic() - started >= limits.wall_seconds:
+                        limit_hit = "wall"
+                        container.kill()
+                        break
+                    time.sleep(0.1)
+                rc = container.wait(timeout=10).get("StatusCode")
+                out, err = Capped(limits.output_bytes), Capped(limits.output_bytes)
+                for chunk in container.logs(stdout=True, stderr=False, stream=True):
+                    out.feed(chunk)
+                for chunk in container.logs(stdout=False, stderr=True, stream=True):
+                    err.feed(chunk)
+                report, overflow = read_report(container, limits.report_bytes)
+            finally:
+                container.remove(force=True)
+                self._live.discard(container.id)
         finally:
-            container.remove(force=True)
-            self._live.discard(container.id)
+            remove(changes)
         oh, ot = out.text()
         eh, et = err.text()
+        if not limit_hit and "No space left on device" in et:
+            limit_hit = "disk"
         return RunResult(
             returncode=None if limit_hit == "wall" else rc, timed_out=limit_hit == "wall", limit_hit=limit_hit,
             stdout_head=oh, stdout_tail=ot, stdout_total=out.total, stderr_head=eh, stderr_tail=et,
             stderr_total=err.total, duration=time.monotonic() - started, backend=self.name, guarantees=self.guarantees,
+            report=report, report_overflow=overflow,
         )
 
     def kill_all(self) -> None:

@@ -1,10 +1,13 @@
 """The landlock backend: for hosts where bubblewrap cannot start (e.g. AppArmor-restricted user namespaces).
 
 No namespaces: a supervisor (landlock_exec.py) becomes the subreaper of the run, and the command runs
-under Landlock file rules (system dirs and the interpreter read-only, the scratch copy and a per-run
-temp dir writable, never /proc or the home), Landlock TCP and signal scopes, and a seccomp filter that
-refuses sockets (except socketpair) and kernel attack surface. Costs: tests that open sockets fail,
-and /dev/shm is the host's (multiprocessing needs it).
+under Landlock file rules (system dirs, the interpreter, the pristine tree and fixloop's runtime files
+read-only; the run's own fresh copy and a per-run temp dir writable; never /proc or the home), Landlock
+TCP and signal scopes, and a seccomp filter that refuses sockets (except socketpair) and kernel attack
+surface. The fresh copy is a brand-new private host folder per run, removed afterwards without
+following links. Costs: tests that open sockets fail, /dev/shm is the host's (multiprocessing needs
+it), and the disk quota is a watchdog plus RLIMIT_FSIZE, not a size-limited filesystem (that needs
+mounts): a fast writer can overshoot it until the next check, 0.1 s later.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from pathlib import Path
 from typing import Sequence
 
 from . import seccomp_filter
-from .api import Policy, RunResult, SandboxLimits, SandboxUnavailable
-from .launcher import Launch, clean_env, prlimit_argv, supervise
+from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
+from .fresh import host_copy, remove
+from .launcher import Launch, clean_env, close_fds, prlimit_argv, report_pipe, supervise
 
 SUPERVISOR = Path(__file__).with_name("landlock_exec.py")
 SYSTEM_RO = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt"]
@@ -29,13 +33,14 @@ ETC_RO = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", 
           "ca-certificates", "ca-certificates.conf", "os-release", "alternatives", "debian_version"]
 DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm"]
 GUARANTEES = (
-    "Landlock: reads only system dirs, a few /etc files and the interpreter; writes only the scratch copy "
-    "and a per-run temp dir; no /proc, no home",
+    "Landlock: reads only system dirs, a few /etc files, the interpreter and the pristine copy; writes only "
+    "the run's own fresh copy and a per-run temp dir (private folders, removed after the run); no /proc, no home",
     "no sockets (seccomp), no TCP (Landlock), no signals or abstract sockets outside the run (Landlock scopes)",
     "environment allow-listed; no new privileges; capability bounding set emptied",
     "subreaper supervisor: every descendant killed when the run ends",
     "rlimits: cpu, address space, processes, file size, open files, no core dumps",
-    "wall-clock kill of the whole tree; capped output; per-run disk quota",
+    "wall-clock kill of the whole tree; capped output; disk quota by a 0.1 s watchdog and RLIMIT_FSIZE "
+    "(no size-limited filesystem without mounts: a fast writer can overshoot until the next check)",
 )
 ROOT_CAVEAT = "as root the process limit is not enforced (the kernel exempts uid 0)"
 
@@ -63,28 +68,41 @@ class LandlockSandbox:
             (f"Landlock ABI {self.abi} < 6: signals and abstract sockets are not scoped",) if self.abi < 6 else ())
         return GUARANTEES + caveats
 
-    def launch(self, argv: Sequence[str], workspace: Path, tmp: Path, limits: SandboxLimits,
-               policy: Policy) -> Launch:
+    def launch(self, argv: Sequence[str], tree: RunTree, workspace: Path, tmp: Path, limits: SandboxLimits,
+               policy: Policy, fds: Sequence[int] = ()) -> Launch:
         read_only = SYSTEM_RO + [f"/etc/{n}" for n in ETC_RO] + [str(Path(p)) for p in policy.read_only]
+        read_only += [str(tree.source.resolve())] + ([str(tree.runtime.resolve())] if tree.runtime else [])
         read_only.append(sys.executable)  # the supervisor's own interpreter, for its exec only
         writable = [str(workspace), str(tmp)] + DEVICES_RW
         config = {"read_only": [p for p in read_only if os.path.exists(p)], "writable": writable,
                   "seccomp": seccomp_filter.build_bpf(True).hex()}
+        read_end, write_end = report_pipe()
         env = clean_env(policy.env)
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-        env.update(HOME=str(tmp), TMPDIR=str(tmp))
+        env.update(HOME=str(tmp), TMPDIR=str(tmp), **{REPORT_FD_ENV: str(write_end)})
         command = [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config), "--", *prlimit_argv(limits), *argv]
-        return Launch(command, workspace, env, watch=(workspace, tmp), term_grace=2.0)
+        return Launch(command, workspace, env, watch=(workspace, tmp), term_grace=5.0,
+                      pass_fds=(write_end, *fds), report_fd=read_end, child_fds=(write_end, *fds))
 
-    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
-        if policy.network:
-            raise SandboxUnavailable("the landlock backend never gives network access; set sandbox.backend = \"none\"")
-        tmp = Path(tempfile.mkdtemp(prefix="fixloop-run-"))
+    def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+            fds: Sequence[int] = ()) -> RunResult:
+        run_dir = None
         try:
-            launch = self.launch(argv, workspace.resolve(), tmp, limits, policy)
+            if policy.network:
+                raise SandboxUnavailable("the landlock backend never gives network access; set sandbox.backend = \"none\"")
+            run_dir = Path(tempfile.mkdtemp(prefix="fixloop-run-"))  # 0700, brand new: nothing planted in it
+            workspace = host_copy(tree, run_dir)
+            tmp = run_dir / "tmp"
+            tmp.mkdir(mode=0o700)
+            launch = self.launch(argv, tree, workspace, tmp, limits, policy, fds)
+        except BaseException:
+            close_fds(fds)
+            remove(run_dir)
+            raise
+        try:
             return supervise(launch, limits, self.name, self.guarantees, self._live)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove(run_dir)
 
     def kill_all(self) -> None:
         for pid in list(self._live):
@@ -100,8 +118,8 @@ class LandlockSandbox:
             return why
         if shutil.which("prlimit") is None:
             return "prlimit not found (install util-linux)"
-        with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as ws:
-            result = self.run(["/bin/true"], Path(ws), SandboxLimits(wall_seconds=5), Policy())
+        with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as source:
+            result = self.run(["/bin/true"], RunTree(Path(source)), SandboxLimits(wall_seconds=5), Policy())
         if result.returncode != 0:
             return f"landlock supervisor failed (exit {result.returncode}): {result.output.strip()[-300:]}"
         return ""

@@ -1,8 +1,9 @@
 """The launcher layer every backend shares: env allow-list, rlimits, capped output, wall clock, disk quota.
 
-One loop in the calling thread reads both pipes without blocking, watches the clock and the disk, and
-kills the whole process group when a bound is crossed. It stops reading shortly after the process ends
-even when an orphan still holds the pipe, so a run can never hang the caller.
+One loop in the calling thread reads stdout, stderr and the report pipe without blocking (each with a
+cap), watches the clock and the disk, and kills the whole process group when a bound is crossed. It
+stops reading shortly after the process ends even when an orphan still holds a pipe, so a run can
+never hang the caller.
 """
 
 from __future__ import annotations
@@ -171,6 +172,35 @@ def tree_usage(root_pid: int) -> tuple[int, float]:
     return total, most
 
 
+class Bounded:
+    """Everything of one stream up to a cap; past it, only a mark that more came."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.overflow = False
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.overflow = True
+        if room > 0:
+            self.data += chunk[:room]
+
+
+def close_fds(fds: Iterable[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def report_pipe() -> tuple[int, int]:
+    """(read end for the host, write end for the run); both close-on-exec until `Popen(pass_fds=...)`."""
+    return os.pipe()
+
+
 class Capped:
     """Head and tail of one stream; everything in between is counted and dropped."""
 
@@ -212,6 +242,8 @@ def classify(returncode: int | None, stderr_tail: str, cpu_used: float = 0.0, cp
         return "cpu"
     if sig == signal.SIGXFSZ or "File too large" in stderr_tail:
         return "file_size"
+    if "No space left on device" in stderr_tail:
+        return "disk"
     if "MemoryError" in stderr_tail or "Cannot allocate memory" in stderr_tail:
         return "memory"
     if "Too many open files" in stderr_tail:
@@ -233,6 +265,8 @@ class Launch:
     on_kill: Callable[[], None] | None = None  # extra cleanup beyond the process group (e.g. a container)
     term_grace: float = 0.0  # >0: SIGTERM the launched process first so its supervisor can reap the tree
     extra_env: Mapping[str, str] = field(default_factory=dict)  # launcher-only variables (not for the sandbox)
+    report_fd: int | None = None  # read end of the report pipe (its write end is in pass_fds)
+    child_fds: Sequence[int] = ()  # descriptors only the child keeps: closed here once it started
 
 
 def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: tuple[str, ...],
@@ -240,16 +274,27 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
     """Start the command in its own session and watch it until it ends or a bound is crossed."""
     started = time.monotonic()
     env = {**launch.env, **launch.extra_env}
-    proc = subprocess.Popen(
-        list(launch.argv), cwd=launch.cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=tuple(launch.pass_fds),
-    )
+    try:
+        proc = subprocess.Popen(
+            list(launch.argv), cwd=launch.cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=tuple(launch.pass_fds),
+        )
+    except BaseException:
+        if launch.report_fd is not None:
+            os.close(launch.report_fd)
+        raise
+    finally:
+        for fd in launch.child_fds:  # the host keeps no write end: EOF comes when the run's side closes
+            os.close(fd)
     if live is not None:
         live.add(proc.pid)
     reaper = Reaper(proc)
-    streams = {proc.stdout.fileno(): Capped(limits.output_bytes),  # type: ignore[union-attr]
-               proc.stderr.fileno(): Capped(limits.output_bytes)}  # type: ignore[union-attr]
-    out, err = streams.values()
+    out, err = Capped(limits.output_bytes), Capped(limits.output_bytes)
+    report = Bounded(limits.report_bytes)
+    streams: dict[int, Capped | Bounded] = {proc.stdout.fileno(): out,  # type: ignore[union-attr]
+                                            proc.stderr.fileno(): err}  # type: ignore[union-attr]
+    if launch.report_fd is not None:
+        streams[launch.report_fd] = report
     watch = DiskWatch(launch.watch, limits.disk_quota_mb, limits.disk_files)
     selector = selectors.DefaultSelector()
     for fd in streams:
@@ -311,6 +356,8 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
                 stream.close()  # type: ignore[union-attr]
             except OSError:
                 pass
+        if launch.report_fd is not None:
+            os.close(launch.report_fd)
     rc = proc.returncode
     eh, et = err.text()
     oh, ot = out.text()
@@ -321,7 +368,7 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
         returncode=None if timed_out else rc, signal=-rc if rc is not None and rc < 0 else None,
         timed_out=timed_out, limit_hit=limit_hit, stdout_head=oh, stdout_tail=ot, stdout_total=out.total,
         stderr_head=eh, stderr_tail=et, stderr_total=err.total, duration=time.monotonic() - started,
-        backend=backend, guarantees=guarantees,
+        backend=backend, guarantees=guarantees, report=bytes(report.data), report_overflow=report.overflow,
     )
 
 

@@ -11,13 +11,14 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .api import Policy, RunResult, SandboxLimits
-from .launcher import Launch, clean_env, kill_group, prlimit_argv, supervise
+from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits
+from .fresh import host_copy, remove
+from .launcher import Launch, clean_env, close_fds, kill_group, prlimit_argv, report_pipe, supervise
 
 GUARANTEES = (
     "UNSANDBOXED: the command can read your files, use the network and signal your processes",
     "environment allow-listed (no keys, tokens or secrets); rlimits; wall-clock kill of its process group; "
-    "capped output; per-run disk quota",
+    "capped output; a fresh private copy per run; disk quota by a 0.1 s watchdog and RLIMIT_FSIZE",
 )
 
 
@@ -30,16 +31,28 @@ class PlainSandbox:
     def __init__(self) -> None:
         self._live: set[int] = set()
 
-    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
-        tmp = Path(tempfile.mkdtemp(prefix="fixloop-run-"))
+    def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+            fds: Sequence[int] = ()) -> RunResult:
+        run_dir = None
+        try:
+            run_dir = Path(tempfile.mkdtemp(prefix="fixloop-run-"))  # 0700, brand new
+            workspace = host_copy(tree, run_dir)
+            tmp = run_dir / "tmp"
+            tmp.mkdir(mode=0o700)
+            read_end, write_end = report_pipe()
+        except BaseException:
+            close_fds(fds)
+            remove(run_dir)
+            raise
         try:
             env = clean_env(policy.env)
             env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-            env.update(HOME=str(tmp), TMPDIR=str(tmp))
-            launch = Launch(prlimit_argv(limits) + list(argv), workspace, env, watch=(workspace, tmp))
+            env.update(HOME=str(tmp), TMPDIR=str(tmp), **{REPORT_FD_ENV: str(write_end)})
+            launch = Launch(prlimit_argv(limits) + list(argv), workspace, env, watch=(workspace, tmp),
+                            pass_fds=(write_end, *fds), report_fd=read_end, child_fds=(write_end, *fds))
             return supervise(launch, limits, self.name, self.guarantees, self._live)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove(run_dir)
 
     def kill_all(self) -> None:
         for pid in list(self._live):

@@ -9,11 +9,10 @@ import dataclasses
 import sys
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..config import SandboxSettings
-from .api import Policy, RunResult, Sandbox, SandboxLimits, SandboxUnavailable
+from .api import Policy, RunResult, RunTree, Sandbox, SandboxLimits, SandboxUnavailable
 
 AUTO_ORDER = ("bwrap", "landlock")
 _lock = threading.Lock()
@@ -72,13 +71,14 @@ class Configured:
     def guarantees(self) -> tuple[str, ...]:
         return tuple(self.inner.guarantees)
 
-    def run(self, argv: Sequence[str], workspace: Path, limits: SandboxLimits, policy: Policy) -> RunResult:
+    def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
+            fds: Sequence[int] = ()) -> RunResult:
         s = self.settings
         limits = dataclasses.replace(
             limits, address_space_mb=min(limits.address_space_mb, s.memory_mb),
             memory_total_mb=min(limits.memory_total_mb, s.memory_mb) if limits.memory_total_mb else s.memory_mb,
             processes=min(limits.processes, s.processes), disk_quota_mb=min(limits.disk_quota_mb, s.disk_quota_mb))
-        return self.inner.run(argv, workspace, limits, policy)
+        return self.inner.run(argv, tree, limits, policy, fds)
 
     def kill_all(self) -> None:
         self.inner.kill_all()
@@ -105,7 +105,8 @@ def resolve(settings: SandboxSettings) -> Any:
     raise SandboxUnavailable(
         "no isolating sandbox works here (" + "; ".join(reasons) + "). Install bubblewrap "
         "(apt-get install bubblewrap), or run tests unsandboxed by setting sandbox.backend = \"none\" "
-        "explicitly (backend = \"none\" in the tool.fixloop.sandbox table of pyproject.toml, or --sandbox none).")
+        "explicitly: --sandbox none, the editor setting, or your own config file (a project's pyproject.toml "
+        "cannot choose the backend).")
 
 
 def choose(settings: SandboxSettings) -> Sandbox:
