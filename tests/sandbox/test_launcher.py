@@ -151,7 +151,7 @@ def test_closing_every_pipe_early_does_not_end_the_watch(tmp_path: Path) -> None
 
 
 def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
-    from fixloop.sandbox.launcher import DiskWatch
+    from fixloop.sandbox.watch import DiskWatch
 
     ws = tmp_path / "ws"
     ws.mkdir()
