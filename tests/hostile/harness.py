@@ -149,12 +149,14 @@ class Fixed:
 
 def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | None = "",
             env: Mapping[str, str] | None = None, timeout: float = 300) -> Fixed:
-    """`fixloop fix PROJECT --json --no-memory --sandbox BACKEND ARGS` as the host's user.
+    """`fixloop fix PROJECT --json --no-memory --offline --sandbox BACKEND ARGS` as the host's user.
 
     `python=""` passes the test's own interpreter as the user's `--python`; `None` lets fixloop find the
     project's interpreter itself (what an attacker's `.venv` is for)."""
     interpreter = sys.executable if host.user == "root" else nobody_python()
-    argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory", "--sandbox", backend]
+    # --offline: the bait API key is in the environment, and tests never reach beyond loopback.
+    argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory", "--offline",
+            "--sandbox", backend]
     if python is not None:
         argv += ["--python", python or interpreter]
     argv += list(args)

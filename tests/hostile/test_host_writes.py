@@ -133,6 +133,7 @@ def test_planted_links_and_a_racing_swap_never_reach_the_host(host: Host, backen
 
 FILLER = '''
 import os
+import time
 
 
 def _fill(folder, files, mb):
@@ -151,6 +152,7 @@ def _fill(folder, files, mb):
 def test_fill():
     _fill(".", 16, 256)
     _fill(os.environ.get("TMPDIR", "/tmp"), 4, 256)
+    time.sleep(3)  # hold it: where writes are not capped (landlock) the watchdog samples every 0.1 s
     assert False
 '''
 
