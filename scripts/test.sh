@@ -5,14 +5,27 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 failed=0
 
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
-rc=$?
-if [ $rc -eq 5 ]; then
-  echo "error: pytest collected no tests" >&2
-  rc=1
+run_pytest() {
+  local label=$1; shift
+  local t0=$(date +%s)
+  echo "== pytest: $label ==" >&2
+  .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+  local rc=$?
+  if [ $rc -eq 5 ]; then
+    echo "error: pytest collected no tests ($label)" >&2
+    rc=1
+  fi
+  [ $rc -eq 0 ] || failed=1
+  echo "pytest $label took $(( $(date +%s) - t0 )) s" >&2
+}
+
+if [ $# -gt 0 ]; then
+  run_pytest "selected" "$@"
+else
+  # The fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile projects.
+  run_pytest "fast stage" -m "not e2e"
+  run_pytest "end-to-end stage" -m e2e
 fi
-[ $rc -eq 0 ] || failed=1
-echo "pytest took $(( $(date +%s) - start )) s" >&2
 
 # The editor suites install what they need once (cached outside the clone) and print their own totals.
 if [ $# -eq 0 ]; then

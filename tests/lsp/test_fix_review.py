@@ -16,7 +16,7 @@ def decisions(workspace: Path, run_id: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-@pytest.mark.slow  # a whole fix run: 4 pytest runs in the sandbox (about 8-35 s, depending on load)
+@pytest.mark.e2e  # a whole fix run: 4 pytest runs in the sandbox (about 8-35 s, depending on load)
 async def test_fix_reports_progress_and_offers_hunks(profile: str, tmp_path: Path) -> None:
     ws = project(tmp_path)
     async with lsp(profile, ws, tmp_path, patches=INVENTORY_PATCH) as s:
@@ -104,7 +104,7 @@ def calc_project(tmp_path: Path) -> Path:
     return ws
 
 
-@pytest.mark.slow  # a whole fix run: 4 pytest runs in the sandbox (about 8-35 s, depending on load)
+@pytest.mark.e2e  # a whole fix run: 4 pytest runs in the sandbox (about 8-35 s, depending on load)
 async def test_client_review_accept_reject_and_conflict(profile: str, tmp_path: Path) -> None:
     """The Neovim plugin's way (review "client"): showRun, then accept/reject chosen hunks."""
     ws = calc_project(tmp_path)

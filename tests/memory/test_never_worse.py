@@ -43,7 +43,7 @@ def _fix(project: Path, work: Path, uri: Path, seed: int) -> tuple[int, list[str
     return outcome.candidates_evaluated, order, events[0]
 
 
-@pytest.mark.slow  # 12 whole fix runs of a 3-test project (about 1-2 min quiet; 15 min at load 12)
+@pytest.mark.e2e  # 12 whole fix runs of a 3-test project (about 1-2 min quiet; 15 min at load 12)
 @pytest.mark.timeout(2400)
 def test_a_pair_is_never_fixed_with_more_candidates_with_the_memory_than_without(tmp_path: Path) -> None:
     learned = tmp_path / "learned"
