@@ -21,6 +21,7 @@ from rich.syntax import Syntax
 from . import __version__
 from .config import Settings, load, project_settings
 from .core.model import Event, Scope, Status
+from .sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -124,7 +125,7 @@ def fix(
     test_timeout: Optional[float] = typer.Option(None, help="Seconds one pytest run may take."),
     per_test_timeout: Optional[float] = typer.Option(None, help="Seconds one test may take."),
     python: Optional[str] = typer.Option(None, help="The project's Python interpreter."),
-    sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
+    sandbox: Optional[str] = typer.Option(None, help=" | ".join(backend_choices())),
     offline: bool = typer.Option(False, "--offline", help="Never call a model."),
     memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Run without the learning memory."),
@@ -238,7 +239,7 @@ def serve(
 @app.command()
 def doctor(
     path: Path = typer.Argument(Path("."), help="The project whose settings to check."),
-    sandbox: Optional[str] = typer.Option(None, help="auto | bwrap | landlock | docker | none"),
+    sandbox: Optional[str] = typer.Option(None, help=" | ".join(backend_choices())),
 ) -> None:
     """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
     from .sandbox.doctor import render

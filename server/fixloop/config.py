@@ -26,6 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from .core.model import Limits
+from .sandbox.backends import AUTO, choices as backend_choices
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    backend: str = "auto"  # auto | bwrap | landlock | docker | none
+    backend: str = AUTO  # one of `sandbox.backends.choices()`
     memory_mb: int = 4096
     processes: int = 512
     disk_quota_mb: int = 2048
@@ -172,9 +173,10 @@ def merge(base: Any, data: Mapping[str, Any], prefix: str = "") -> tuple[Any, li
 
 def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
     problems: list[str] = []
-    if settings.sandbox.backend not in ("auto", "bwrap", "landlock", "docker", "none"):
-        problems.append(f"sandbox.backend: {settings.sandbox.backend!r} is not one of auto, bwrap, landlock, docker, none; using 'auto'")
-        settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, backend="auto"))
+    if settings.sandbox.backend not in backend_choices():
+        problems.append(f"sandbox.backend: {settings.sandbox.backend!r} is not one of {', '.join(backend_choices())}; "
+                        f"using {AUTO!r}")
+        settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, backend=AUTO))
     if settings.breaker_repeats < 2:
         problems.append("breaker_repeats: must be at least 2; using 3")
         settings = dataclasses.replace(settings, breaker_repeats=3)

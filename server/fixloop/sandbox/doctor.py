@@ -7,25 +7,28 @@ from dataclasses import dataclass
 
 from ..config import SandboxSettings
 from .api import SandboxUnavailable
+from .backends import BACKENDS, Backend
 from .select import probe, resolve
-
-BACKENDS = ("bwrap", "landlock", "docker", "none")
 
 
 @dataclass(frozen=True)
 class BackendStatus:
-    name: str
+    kind: Backend
     works: bool
     reason: str
     guarantees: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
 
 
 def diagnose(settings: SandboxSettings = SandboxSettings()) -> tuple[list[BackendStatus], str, str]:
     """Every backend's status, the backend a run would use ('' if none) and, if none, why."""
     statuses = []
-    for name in BACKENDS:
-        backend, reason = probe(name, settings)
-        statuses.append(BackendStatus(name, backend is not None, reason,
+    for kind in BACKENDS:
+        backend, reason = probe(kind.name, settings)
+        statuses.append(BackendStatus(kind, backend is not None, reason,
                                       tuple(backend.guarantees) if backend is not None else ()))
     try:
         chosen, problem = str(resolve(settings).name), ""
@@ -40,9 +43,11 @@ def render(settings: SandboxSettings = SandboxSettings()) -> tuple[str, bool]:
     lines = [f"running as uid {os.geteuid()}; sandbox.backend = {settings.backend!r}", ""]
     for s in statuses:
         mark = "ok  " if s.works else "no  "
-        label = " (unsandboxed: explicit opt-in only)" if s.name == "none" else ""
+        label = f" ({s.kind.label})" if s.kind.label else ""
         lines.append(f"{mark}{s.name}{label}" + ("" if s.works else f": {s.reason}"))
         lines.extend(f"      - {g}" for g in s.guarantees)
+        if not s.works:
+            lines.append(f"      would give: {s.kind.summary}" + (f"; to use it: {s.kind.hint}" if s.kind.hint else ""))
     lines.append("")
     lines.append(f"a run would use: {chosen}" if chosen else f"a run cannot start: {problem}")
     return "\n".join(lines) + "\n", bool(chosen)

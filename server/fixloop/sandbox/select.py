@@ -1,53 +1,37 @@
-"""Choose a sandbox backend from settings. Each backend is probed once per process (its exact recipe
-on /bin/true) and the answer cached. `auto` takes bwrap, then landlock, and never falls back to running
-unsandboxed: that needs `sandbox.backend = "none"` said explicitly.
+"""Choose a sandbox backend from settings. Each backend (`backends.BACKENDS`) is probed once per process
+(its exact recipe on /bin/true) and the answer cached. `auto` takes the table's `auto` entries in order
+(bwrap, then landlock) and never falls back to running unsandboxed: that needs `sandbox.backend = "none"`
+said explicitly.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 from ..config import SandboxSettings
 from .api import Policy, RunResult, RunTree, Sandbox, SandboxLimits, SandboxUnavailable
+from .backends import AUTO, AUTO_ORDER, Probed, backend as entry, find
 
-AUTO_ORDER = ("bwrap", "landlock")
 _lock = threading.Lock()
-_probed: dict[str, tuple[Any, str]] = {}  # name -> (backend instance or None, reason it does not work)
+_probed: dict[str, tuple[Probed | None, str]] = {}  # name -> (backend, or None and why it does not work)
 
 
-def _factory(name: str, settings: SandboxSettings) -> Callable[[], Any]:
-    if name == "bwrap":
-        from .bwrap import BwrapSandbox
-        return BwrapSandbox
-    if name == "landlock":
-        from .landlock import LandlockSandbox
-        return LandlockSandbox
-    if name == "docker":
-        from .docker_backend import DockerSandbox
-        return lambda: DockerSandbox(settings.docker_image)
-    if name == "none":
-        from .plain import PlainSandbox
-        return PlainSandbox
-    raise SandboxUnavailable(f"unknown sandbox backend {name!r}")
-
-
-def probe(name: str, settings: SandboxSettings = SandboxSettings()) -> tuple[Any, str]:
+def probe(name: str, settings: SandboxSettings = SandboxSettings()) -> tuple[Probed | None, str]:
     """(backend, '') when `name` works here, else (None, why not). Cached for the process."""
     with _lock:
         if name not in _probed:
-            if name in ("bwrap", "landlock") and not sys.platform.startswith("linux"):
-                _probed[name] = (None, f"{name} needs Linux")
-            else:
-                try:
-                    backend = _factory(name, settings)()
-                    reason = backend.probe()
-                except Exception as e:  # a probe must report, never crash the caller
-                    backend, reason = None, f"{type(e).__name__}: {e}"
-                _probed[name] = (None if reason else backend, reason)
+            made: Probed | None = None
+            try:
+                reason = entry(name).unsupported()
+                if not reason:
+                    made = entry(name).make(settings)
+                    reason = made.probe()
+            except Exception as e:  # a probe must report, never crash the caller
+                made, reason = None, f"{type(e).__name__}: {e}"
+            _probed[name] = (None if reason else made, reason)
         return _probed[name]
 
 
@@ -60,7 +44,7 @@ def forget_probes() -> None:
 class Configured:
     """A backend with the user's caps on memory, processes and disk applied to every run."""
 
-    inner: Any
+    inner: Probed
     settings: SandboxSettings
 
     @property
@@ -84,15 +68,14 @@ class Configured:
         self.inner.kill_all()
 
 
-def resolve(settings: SandboxSettings) -> Any:
+def resolve(settings: SandboxSettings) -> Probed:
     """The working backend for these settings, or SandboxUnavailable saying what to do."""
     wanted = settings.backend
-    if wanted != "auto":
+    if wanted != AUTO:
         backend, reason = probe(wanted, settings)
         if backend is None:
-            hint = {"bwrap": "install bubblewrap (apt-get install bubblewrap)",
-                    "docker": "start a docker engine or choose another backend",
-                    "landlock": "use a kernel with Landlock and install pyseccomp"}.get(wanted, "")
+            known = find(wanted)
+            hint = known.hint if known is not None else ""
             raise SandboxUnavailable(f"sandbox backend {wanted!r} does not work here: {reason}"
                                      + (f"; {hint}" if hint else ""))
         return backend
