@@ -13,9 +13,10 @@ from typing import Any, Callable, Mapping, Sequence
 from .config import Settings, project_settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
-from .core.ports import Proposer
+from .core.ports import Ports
 from .runlog import RunLog, new_run_id
 from .runner.interpreter import InterpreterUnusable
+from .runner.pytest_runner import PytestRunner
 from .sandbox.api import SandboxUnavailable
 from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
@@ -28,19 +29,18 @@ def seed_of(run_id: str) -> int:
 
 class FixSession:
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
-                 overlays: Mapping[str, str] | None = None, first_proposers: Sequence[Proposer] = (),
-                 notes: Sequence[str] | None = None, seed: int | None = None) -> None:
+                 overlays: Mapping[str, str] | None = None, notes: Sequence[str] | None = None,
+                 seed: int | None = None) -> None:
         self.workspace = workspace
         # Settings problems found at the edge (refused project keys first): named in the run log too.
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
-        self.first_proposers = tuple(first_proposers)  # tried before the configured ones (scripted fakes)
         self.settings = settings
         self.run_id = new_run_id()
         # `--seed` replays a run's random choices; otherwise they follow from the run id.
         self.seed = seed_of(self.run_id) if seed is None else seed
         self.task = make_task(workspace, settings, scope, overlays, self.seed)
         self._cancel = threading.Event()
-        self.runner = None
+        self.runner: PytestRunner | None = None
         self.outcome: Outcome | None = None
         self.summary: dict[str, Any] = {}
         self.originals: dict[str, bytes] = {}
@@ -84,9 +84,7 @@ class FixSession:
             self.python = self.runner.interpreter.describe()
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
-            ports = make_ports(self.task, self.settings, self.runner, self._cancel.is_set, time.monotonic)
-            if self.first_proposers:
-                ports = replace(ports, proposers=[*self.first_proposers, *ports.proposers])
+            ports = self.ports(self.runner)
             if self._cancel.is_set():
                 outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
             else:
@@ -109,6 +107,10 @@ class FixSession:
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
         return outcome
+
+    def ports(self, runner: PytestRunner) -> Ports:
+        """The loop's adapters for this run, as the settings choose them (`wiring`)."""
+        return make_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic)
 
     def limits(self) -> dict[str, Any]:
         """The limits this run really uses (after any refused project value), for the log and the summary."""

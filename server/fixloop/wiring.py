@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
 from .core.model import Finding, Scope, Task
-from .core.ports import Ports, Proposer, ReviewMemory
+from .core.ports import Memory, Ports, Proposer, ReviewMemory
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
@@ -45,26 +46,55 @@ def llm_api_key(settings: Settings) -> str:
     return settings.llm.api_key or os.environ.get(settings.llm.api_key_env, "")
 
 
-def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: False) -> list[Proposer]:
-    offline: list[Proposer] = [MutationProposer()]
-    if not settings.llm.enabled:
-        return offline
-    daily = DailyBudget(settings.llm.daily_budget_usd) if settings.llm.daily_budget_usd > 0 else None
-    llm = LLMProposer(settings.llm, llm_api_key(settings), settings.limits(), offline=settings.offline,
-                      cancelled=cancelled, daily=daily)
-    return [llm, *offline] if settings.llm.first else [*offline, llm]
+@dataclass(frozen=True)
+class ProposerInputs:
+    """What a proposer's factory may use."""
+
+    settings: Settings
+    memory: Memory | None
+    cancelled: Callable[[], bool]
+
+
+def _llm(given: ProposerInputs) -> Proposer | None:
+    s = given.settings
+    if not s.llm.enabled:
+        return None
+    daily = DailyBudget(s.llm.daily_budget_usd) if s.llm.daily_budget_usd > 0 else None
+    return LLMProposer(s.llm, llm_api_key(s), s.limits(), offline=s.offline, cancelled=given.cancelled, daily=daily)
+
+
+@dataclass(frozen=True)
+class ProposerKind:
+    name: str  # the proposer's own `name`, as the run log and the operator statistics say it
+    make: Callable[[ProposerInputs], Proposer | None]  # None: these settings leave it out
+    rank: Callable[[Settings], int]  # cheapest first: the loop asks proposers in this order
+
+
+# Every proposer a run may use. Adding one is an entry here plus its module.
+PROPOSERS: tuple[ProposerKind, ...] = (
+    # A past fix replayed here is the cheapest candidate of all.
+    ProposerKind("memory", lambda given: MemoryReplayProposer() if given.memory is not None else None,
+                 lambda s: 0),
+    ProposerKind("mutation", lambda given: MutationProposer(), lambda s: 2),
+    ProposerKind("llm", _llm, lambda s: 1 if s.llm.first else 3),
+)
+
+
+def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: False,
+                   memory: Memory | None = None) -> list[Proposer]:
+    """The proposers these settings use, cheapest first (`PROPOSERS`)."""
+    given = ProposerInputs(settings, memory, cancelled)
+    ordered = sorted(PROPOSERS, key=lambda kind: kind.rank(settings))  # stable: the table's order breaks ties
+    return [p for p in (kind.make(given) for kind in ordered) if p is not None]
 
 
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     memory = make_memory(settings.memory, task.workspace, task.seed)
-    proposers = make_proposers(settings, cancelled)
-    if memory is not None:  # a past fix replayed here is the cheapest candidate of all
-        proposers = [MemoryReplayProposer(), *proposers]
     return Ports(
         runner=runner,
-        proposers=proposers,
+        proposers=make_proposers(settings, cancelled, memory),
         localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
         memory=memory,

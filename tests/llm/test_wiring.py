@@ -8,15 +8,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fixloop.config import LLMSettings, Settings, load
 from fixloop.core.model import Status
 from fixloop.llm.proposer import LLMProposer
+from fixloop.memory.replay import MemoryReplayProposer
 from fixloop.repair.mutate import MutationProposer
 from fixloop.session import FixSession
-from fixloop.wiring import llm_api_key, make_proposers, with_api_key
+from fixloop.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
 
 from .fake_anthropic import FakeAnthropic
 from .scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, write_project
@@ -30,6 +32,27 @@ def test_llm_comes_after_the_offline_engine_unless_first() -> None:
     first = Settings(llm=LLMSettings(first=True))
     assert [type(p) for p in make_proposers(first)] == [LLMProposer, MutationProposer]
     assert [type(p) for p in make_proposers(Settings(llm=LLMSettings(enabled=False)))] == [MutationProposer]
+
+
+class _NoMemory:
+    """A memory that remembers nothing: enough for the table to add the replay proposer."""
+
+    def recall(self, report: Any, sources: Any) -> tuple[()]:
+        return ()
+
+    def priors(self, report: Any) -> dict[str, float]:
+        return {}
+
+    def record_attempt(self, run_id: str, attempt: Any, ctx: Any) -> None: ...
+
+    def record_outcome(self, outcome: Any, ctx: Any) -> None: ...
+
+
+def test_a_memory_puts_its_replay_first_and_every_proposer_is_named_as_in_the_table() -> None:
+    for first in (False, True):
+        made = make_proposers(Settings(llm=LLMSettings(first=first)), memory=_NoMemory())
+        assert type(made[0]) is MemoryReplayProposer
+        assert sorted(p.name for p in made) == sorted(kind.name for kind in PROPOSERS)
 
 
 def test_the_key_comes_from_settings_then_the_named_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:

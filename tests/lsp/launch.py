@@ -10,6 +10,7 @@ Without these variables it is exactly `fixloop-server`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -77,8 +78,13 @@ def main() -> int:
     if patches:
         from fixloop.session import FixSession
 
+        class ScriptedSession(FixSession):
+            def ports(self, runner: Any) -> Any:  # the scripted patches first, then the configured proposers
+                ports = super().ports(runner)
+                return dataclasses.replace(ports, proposers=[ScriptedProposer(patches), *ports.proposers])
+
         def factory(workspace: Path, settings: Any, scope: Any, overlays: Mapping[str, str]) -> FixSession:
-            return FixSession(workspace, settings, scope, overlays, first_proposers=[ScriptedProposer(patches)])
+            return ScriptedSession(workspace, settings, scope, overlays)
 
     holder: dict[str, Any] = {}
     provider = None

@@ -5,6 +5,7 @@ show the verdict rule itself; the session-level test goes through the whole loop
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -12,7 +13,7 @@ import pytest
 
 from fixloop.config import load
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.core.ports import ProposalContext
+from fixloop.core.ports import Ports, ProposalContext
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.runner.report import parse_report
 from fixloop.sandbox.plain import PlainSandbox
@@ -85,11 +86,17 @@ class _Forger:
         yield Patch((FileChange("lib.py", ctx.sources["lib.py"], FORGED),), self.name, "forge", "forge a pass")
 
 
+class _ForgerFirst(FixSession):
+    def ports(self, runner: PytestRunner) -> Ports:
+        ports = super().ports(runner)
+        return dataclasses.replace(ports, proposers=[_Forger(), *ports.proposers])
+
+
 def test_a_forging_candidate_is_never_fixed(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},
                         "offline": True, "warm_workers": 0, "max_candidates": 1})
-    session = FixSession(root, settings, first_proposers=[_Forger()])
+    session = _ForgerFirst(root, settings)
     outcome = session.run()
     assert outcome.status.value != "fixed", outcome
     forged = [a for a in outcome.attempts if a.patch is not None and a.patch.proposer == "forger"]
