@@ -25,7 +25,8 @@ from tree_sitter import Query, QueryCursor  # noqa: E402
 from fixloop.safety import bandit_scan  # noqa: E402
 from fixloop.safety.bindings import collect  # noqa: E402
 from fixloop.safety.matchers import Matcher  # noqa: E402
-from fixloop.safety.rules import PY, IncrementalScanner, _parser, encode, scan  # noqa: E402
+from fixloop.safety.rules import IncrementalScanner, encode, scan  # noqa: E402
+from fixloop.treesitter import language, parser  # noqa: E402
 
 
 def median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -69,12 +70,12 @@ def main() -> None:
     print("medians, ms as wall/CPU; 'incremental' = IncrementalScanner.update after a one-line edit")
     print(f"{'lines':>6} {'parse':>12} {'rules only':>12} {'call query':>12} {'full scan':>12}"
           f" {'incremental':>12} {'bandit':>13} {'findings':>9} {'full/incr':>10} {'bandit/full':>12}")
-    calls = Query(PY, "(call) @call")
+    calls = Query(language(), "(call) @call")
     for n in (2000, 5000):
         text = generate(n)
         src = encode(text)
-        parse = median_ms(lambda: _parser().parse(src), 21)
-        root = _parser().parse(src).root_node
+        parse = median_ms(lambda: parser().parse(src), 21)
+        root = parser().parse(src).root_node
         rules_only = median_ms(lambda: Matcher(src, root, collect(root, src), "pkg/generated.py", False).scan(), 21)
         query = median_ms(lambda: QueryCursor(calls).captures(root), 21)
         full = median_ms(lambda: scan(text, "pkg/generated.py"), 21)

@@ -9,7 +9,7 @@ import pytest
 
 from fixloop.core.integrity import is_test_file
 from fixloop.llm.client import ToolCall
-from fixloop.llm.fallback import TextEdit, parse_edits
+from fixloop.llm.fallback import SnippetEdit, parse_edits
 from fixloop.llm.tools import Workbench, outline
 
 SRC = {
@@ -105,11 +105,11 @@ def test_outline_handles_decorators() -> None:
 
 def test_fallback_parses_json_search_replace_and_diff() -> None:
     j = 'Here:\n```json\n{"path": "a.py", "old": "x = 1\\n", "new": "x = 2\\n"}\n```'
-    assert parse_edits(j) == [TextEdit("a.py", "x = 1\n", "x = 2\n")]
+    assert parse_edits(j) == [SnippetEdit("a.py", "x = 1\n", "x = 2\n")]
     sr = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
-    assert parse_edits(sr) == [TextEdit("a.py", "x = 1\n", "x = 2\n")]
+    assert parse_edits(sr) == [SnippetEdit("a.py", "x = 1\n", "x = 2\n")]
     diff = "```diff\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n```"
-    assert parse_edits(diff) == [TextEdit("a.py", "def f():\n    return 1\n", "def f():\n    return 2\n")]
+    assert parse_edits(diff) == [SnippetEdit("a.py", "def f():\n    return 1\n", "def f():\n    return 2\n")]
     assert parse_edits("I think the bug is in f.") == []
     assert parse_edits("```json\n{not json}\n```") == []
 

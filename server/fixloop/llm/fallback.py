@@ -17,13 +17,15 @@ _SEARCH_REPLACE = re.compile(
 
 
 @dataclass(frozen=True)
-class TextEdit:
+class SnippetEdit:
+    """Replace the snippet `old` with `new` in the file `path` (`core.patch.TextEdit` is by offsets)."""
+
     path: str
     old: str
     new: str
 
 
-def parse_edits(text: str) -> list[TextEdit]:
+def parse_edits(text: str) -> list[SnippetEdit]:
     """Every edit found in `text`, in order; the first shape that yields edits wins."""
     for finder in (_json_edits, _search_replace_edits, _diff_edits):
         edits = finder(text)
@@ -32,8 +34,8 @@ def parse_edits(text: str) -> list[TextEdit]:
     return []
 
 
-def _json_edits(text: str) -> list[TextEdit]:
-    out: list[TextEdit] = []
+def _json_edits(text: str) -> list[SnippetEdit]:
+    out: list[SnippetEdit] = []
     for lang, body in _FENCE.findall(text):
         if lang not in ("json", ""):
             continue
@@ -49,20 +51,20 @@ def _json_edits(text: str) -> list[TextEdit]:
             old = item.get("old", item.get("old_str"))
             new = item.get("new", item.get("new_str"))
             if isinstance(path, str) and isinstance(old, str) and isinstance(new, str):
-                out.append(TextEdit(path, old, new))
+                out.append(SnippetEdit(path, old, new))
     return out
 
 
-def _search_replace_edits(text: str) -> list[TextEdit]:
-    return [TextEdit(path.strip(), old + "\n" if old else old, new + "\n" if new else new)
+def _search_replace_edits(text: str) -> list[SnippetEdit]:
+    return [SnippetEdit(path.strip(), old + "\n" if old else old, new + "\n" if new else new)
             for path, old, new in _SEARCH_REPLACE.findall(text)]
 
 
-def _diff_edits(text: str) -> list[TextEdit]:
+def _diff_edits(text: str) -> list[SnippetEdit]:
     bodies = [body for lang, body in _FENCE.findall(text) if lang in ("diff", "patch", "")]
     if not bodies and "\n@@" in text:
         bodies = [text]
-    out: list[TextEdit] = []
+    out: list[SnippetEdit] = []
     for body in bodies:
         path = ""
         old: list[str] = []
@@ -71,7 +73,7 @@ def _diff_edits(text: str) -> list[TextEdit]:
 
         def flush() -> None:
             if path and in_hunk and old != new:
-                out.append(TextEdit(path, "".join(old), "".join(new)))
+                out.append(SnippetEdit(path, "".join(old), "".join(new)))
 
         for line in body.splitlines(keepends=True):
             if line.startswith("+++ "):

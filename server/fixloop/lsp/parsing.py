@@ -3,22 +3,6 @@ their own incremental trees per document (`fixloop.safety.rules.IncrementalScann
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
-_local = threading.local()
-
-
-def _parser() -> Any:
-    """One parser per thread (a Parser is not thread-safe); the grammar loads on first use only."""
-    parser = getattr(_local, "parser", None)
-    if parser is None:
-        import tree_sitter_python
-        from tree_sitter import Language, Parser
-
-        parser = _local.parser = Parser(Language(tree_sitter_python.language()))
-    return parser
-
 
 def to_bytes(text: str) -> bytes:
     # Lone surrogates (non-UTF-8 content sent as JSON escapes) become "?" instead of an error.
@@ -27,7 +11,9 @@ def to_bytes(text: str) -> bytes:
 
 def test_at(text: str, line: int) -> str | None:
     """`Class::test_name` (or `test_name`) of the test function around a 0-based line."""
-    tree = _parser().parse(to_bytes(text))
+    from ..treesitter import parser  # tree-sitter loads on the first request that needs it, not at start-up
+
+    tree = parser().parse(to_bytes(text))
     node = tree.root_node.descendant_for_point_range((line, 0), (line, 0))
     names: list[str] = []
     found = False

@@ -6,15 +6,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-import tree_sitter_python
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Node, Tree
 
-PY = Language(tree_sitter_python.language())
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Parser:
-    return Parser(PY)
+from ..treesitter import parser as _parser
 
 
 def parse(text: str) -> Tree:

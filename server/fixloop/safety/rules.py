@@ -1,34 +1,24 @@
 """tree-sitter safety rules: `scan(text)` for one-off use, `IncrementalScanner` for an editor buffer.
 
 The rules and their codes are in `catalog.py`; the matching is in `matchers.py`. This module owns
-parsing: one parser per thread (a Parser is not thread-safe), text encoded so that no input can
+parsing (with a parser per thread from `fixloop.treesitter`): text encoded so that no input can
 raise, and the incremental path (tree.edit + re-parse with the old tree + changed_ranges) that lets
 the language server re-scan only the statements a didChange touched.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Collection
 
-import tree_sitter_python
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Node, Tree
 
 from ..core.integrity import is_test_file
 from ..core.model import Finding
 from .bindings import Bindings, collect
+from ..treesitter import parser as _parser
 from .matchers import Hit, Matcher
 
-PY = Language(tree_sitter_python.language())
-_local = threading.local()
 _DEFINITIONS = {"function_definition", "class_definition", "decorated_definition", "module"}
-
-
-def _parser() -> Parser:
-    parser = getattr(_local, "parser", None)
-    if parser is None:
-        parser = _local.parser = Parser(PY)
-    return parser
 
 
 def encode(text: str) -> bytes:
