@@ -1,6 +1,6 @@
 """The shape of the house, read from the source (ast, nothing imported): imports of `server/fixloop` go one
 way (no module imports itself through others, type-only imports included), no module passes 400 lines,
-and no function in `core/` or `lsp/` passes 80 lines."""
+no function in `core/` or `lsp/` passes 80 lines, and neither probes objects with getattr/hasattr."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "server" / "fixloop"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 SHORT_FUNCTIONS_IN = ("core", "lsp")
+# What the loop and the language server need of an adapter (or of pygls) is declared (core/ports.py, typed
+# attributes), never probed for: no getattr/hasattr in these folders.
+NO_PROBING_IN = ("core", "lsp")
 
 # Known exceptions, each owned by other work in flight: remove an entry once it is fixed there.
 # (Empty today: add "fixloop.x.y" with a comment saying whose it is, never to hide a new problem.)
@@ -117,6 +120,17 @@ def test_no_function_in_core_or_lsp_is_over_80_lines() -> None:
                     if lines > MAX_FUNCTION_LINES:
                         long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({lines} lines)")
     assert not long, long
+
+
+def test_core_and_lsp_never_probe_with_getattr_or_hasattr() -> None:
+    probes = []
+    for folder in NO_PROBING_IN:
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and node.func.id in ("getattr", "hasattr"):
+                    probes.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.func.id}")
+    assert not probes, probes
 
 
 def test_command_ids_live_in_the_contract_and_the_protocol_document() -> None:

@@ -2,7 +2,7 @@
 
 A repository can commit `.fixloop`, `.fixloop/.gitignore` or `.fixloop/runs` as a symlink (or a
 dangling one to a file that does not exist yet): fixloop, possibly as root, would then create or
-truncate files wherever it points. Every step here goes through a directory fd with O_NOFOLLOW,
+truncate files wherever it points. Every step here goes through a directory fd with O_NOFOLLOW (`fdwalk`),
 new files are created with O_EXCL, and a link where fixloop writes is refused with what to remove.
 """
 
@@ -12,9 +12,10 @@ import os
 import stat
 from pathlib import Path
 
+from .fdwalk import open_dir, write_all
+
 TOP = ".fixloop"
 RUNS = "runs"
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -42,13 +43,8 @@ def _refuse_if_link(parent_fd: int, name: str, label: str, workspace: Path) -> N
 
 
 def _subdir(parent_fd: int, name: str, label: str, workspace: Path, create: bool) -> int:
-    if create:
-        try:
-            os.mkdir(name, 0o755, dir_fd=parent_fd)
-        except FileExistsError:
-            pass
     try:
-        return os.open(name, DIR_FLAGS, dir_fd=parent_fd)
+        return open_dir(parent_fd, name, create)
     except OSError:
         _refuse_if_link(parent_fd, name, label, workspace)
         raise
@@ -107,12 +103,6 @@ def open_run_dir(workspace: Path, run_id: str) -> int:
         return _subdir(runs_fd, run_id, f"{TOP}/{RUNS}/{run_id}", workspace, create=False)
     finally:
         os.close(runs_fd)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def create_file(dir_fd: int, name: str, data: bytes = b"", append: bool = False) -> int | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from .core.model import Event, Outcome
 from .core.patch import unified_diff
-from .rundir import (DIR_FLAGS, RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir,
-                     replace_file, write_all)
+from .fdwalk import DIR_FLAGS, write_all
+from .rundir import RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir, replace_file
 
 log = logging.getLogger("fixloop.runlog")
 

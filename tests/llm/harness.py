@@ -22,12 +22,6 @@ from fixloop.safety.check import PatchSafety
 from fixloop.sandbox.plain import PlainSandbox
 
 
-class _Localizer(TracebackLocalizer):
-    # The Localizer port declares `note`; TracebackLocalizer has nothing to say. (Integration: drop this
-    # subclass once repair/localize.py gives TracebackLocalizer `note = ""` itself.)
-    note = ""
-
-
 @dataclass
 class RunResult:
     outcome: Outcome
@@ -51,7 +45,7 @@ def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Li
     limits = dataclasses.replace(limits, test_timeout=min(limits.test_timeout, 60.0),
                                  per_test_timeout=min(limits.per_test_timeout, 20.0))
     runner = PytestRunner(workspace, PlainSandbox(), limits, sys.executable)
-    ports = Ports(runner=runner, proposers=list(proposers), localizer=_Localizer(is_test_file),
+    ports = Ports(runner=runner, proposers=list(proposers), localizer=TracebackLocalizer(is_test_file),
                   safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
     events: list[Event] = []
     started = time.monotonic()

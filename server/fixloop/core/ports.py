@@ -115,9 +115,8 @@ class Memory(Protocol):
     def record_outcome(self, outcome: Outcome, ctx: ProposalContext | None) -> None: ...
 
 
-@runtime_checkable
 class ReviewMemory(Protocol):
-    """What the language server asks of memory outside a run."""
+    """What the language server asks of memory outside a run (`wiring.make_review_memory`, `lsp/providers.py`)."""
 
     def record_decision(self, run_id: str, hunk_id: str, accepted: bool, patch: Patch | None = None) -> None: ...
 

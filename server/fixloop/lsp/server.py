@@ -15,7 +15,7 @@ import sys
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Generator, Sequence
+from typing import Any, Generator, Sequence, cast
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
@@ -66,6 +66,16 @@ class FixloopProtocol(LanguageServerProtocol):
             self._server._report_server_error(error, FeatureNotificationError)
         return None
 
+    # What this server relies on of pygls 2's protocol internals (pinned <3 in pyproject.toml), named once here.
+    def send_raw(self, message: dict[str, Any]) -> None:
+        """Send a message that is already plain JSON, skipping lsprotocol's converter."""
+        self._send_data(message)
+
+    @property
+    def shut_down(self) -> bool:
+        """The client asked for `shutdown` before the connection ended (a clean exit)."""
+        return bool(self._shutdown)
+
     @lsp_method(t.INITIALIZE)
     def lsp_initialize(self, params: t.InitializeParams) -> Generator[Any, Any, t.InitializeResult]:
         result = yield from super().lsp_initialize(params)
@@ -92,15 +102,14 @@ class FixloopServer(LanguageServer):
                                recorder or RunDirRecorder(lambda: self.root, provider.store))
         self.runs = RunManager(self.editor, lambda: self.work_done_progress, self.review.finished, session_factory)
 
+    @property
+    def rpc(self) -> FixloopProtocol:
+        return cast(FixloopProtocol, self.protocol)  # __init__ passes protocol_cls=FixloopProtocol
+
     def publish_diagnostics(self, params: dict[str, Any]) -> None:
         """Diagnostics go out as plain JSON: a 2,000-line file has hundreds, and converting lsprotocol
         objects costs more than finding them."""
-        send = getattr(self.protocol, "_send_data", None)
-        if send is None:  # pygls changed: fall back to typed objects
-            self.text_document_publish_diagnostics(
-                self.protocol._converter.structure(params, t.PublishDiagnosticsParams))
-            return
-        send({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
+        self.rpc.send_raw({"jsonrpc": "2.0", "method": t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
 
     def show(self, kind: t.MessageType, message: str) -> None:
         self.window_show_message(t.ShowMessageParams(type=kind, message=message))
@@ -248,7 +257,7 @@ def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
             server.start_io(FramedInput(sys.stdin.buffer), stdout)  # type: ignore[arg-type]
     finally:
         stop(server)
-    return 0 if getattr(server.protocol, "_shutdown", False) else 1
+    return 0 if server.rpc.shut_down else 1
 
 
 def stop(server: FixloopServer) -> None:

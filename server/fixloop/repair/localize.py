@@ -18,6 +18,7 @@ _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 class TracebackLocalizer:
     runs_tests = False
+    note = ""  # a traceback alone has nothing more to say (the `Localizer` port reads it)
 
     def __init__(self, is_test_file: Callable[[str], bool]) -> None:
         self.is_test_file = is_test_file

@@ -11,28 +11,30 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
+from ..fdwalk import DIR_FLAGS, descend, write_all
+
 
 class UnsafeFile(OSError):
     """The file is a symlink, a hard link, a special file, outside the copy or too big."""
 
 
-def open_beneath(root: Path, relpath: str) -> int:
-    """An fd for `root/relpath`, refusing symlinks and `..` at every step. The caller closes it."""
+def _names(relpath: str) -> tuple[str, ...]:
     parts = PurePosixPath(relpath).parts
     if not parts or PurePosixPath(relpath).is_absolute() or any(p in ("..", ".") for p in parts):
         raise UnsafeFile(f"{relpath!r} is not a plain relative path")
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    return parts
+
+
+def open_beneath(root: Path, relpath: str) -> int:
+    """An fd for `root/relpath`, refusing symlinks and `..` at every step. The caller closes it."""
+    dir_fd, name = _parent_fd(root, relpath, create=False)
     try:
-        for part in parts[:-1]:
-            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-            os.close(fd)
-            fd = nxt
         # O_NONBLOCK: a planted FIFO must not block the reader; regular files ignore the flag.
-        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError as e:
         raise UnsafeFile(e.errno, f"refusing {relpath}: {e.strerror}") from e
     finally:
-        os.close(fd)
+        os.close(dir_fd)
 
 
 def read_beneath(root: Path, relpath: str, limit: int) -> bytes:
@@ -60,26 +62,12 @@ def read_beneath(root: Path, relpath: str, limit: int) -> bytes:
 
 def _parent_fd(root: Path, relpath: str, create: bool) -> tuple[int, str]:
     """A directory fd for the parent of `relpath` (no symlinks followed on the way) and the last name."""
-    parts = PurePosixPath(relpath).parts
-    if not parts or PurePosixPath(relpath).is_absolute() or any(p in ("..", ".") for p in parts):
-        raise UnsafeFile(f"{relpath!r} is not a plain relative path")
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(root, flags)
+    names = _names(relpath)
+    fd = os.open(root, DIR_FLAGS)
     try:
-        for part in parts[:-1]:
-            try:
-                nxt = os.open(part, flags, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o755, dir_fd=fd)
-                nxt = os.open(part, flags, dir_fd=fd)
-            os.close(fd)
-            fd = nxt
+        return descend(fd, names[:-1], create), names[-1]
     except OSError as e:
-        os.close(fd)
         raise UnsafeFile(e.errno, f"refusing {relpath}: {e.strerror}") from e
-    return fd, parts[-1]
 
 
 def write_beneath(root: Path, relpath: str, data: bytes) -> None:
@@ -98,9 +86,7 @@ def write_beneath(root: Path, relpath: str, data: bytes) -> None:
         if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
             raise UnsafeFile(f"refusing to write {relpath}: not a singly linked regular file")
         os.ftruncate(fd, 0)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     finally:
         os.close(fd)
 
