@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import logging
 import os
@@ -33,7 +34,7 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, Path):
         return str(value)
-    if hasattr(value, "value") and isinstance(getattr(value, "value"), str):
+    if isinstance(value, enum.Enum) and isinstance(value.value, str):  # Status, and enums like it
         return value.value
     return value
 

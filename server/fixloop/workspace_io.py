@@ -84,7 +84,7 @@ def apply_patch(workspace: Path, patch: Patch, originals: dict[str, bytes], enco
     except OSError as e:
         for tmp in temps:
             _discard(tmp)
-        return ApplyResult((), (f"nothing was written: {e.strerror or e} ({getattr(e, 'filename', '')})",))
+        return ApplyResult((), (f"nothing was written: {e.strerror or e} ({e.filename or ''})",))
     done: list[tuple[Path, bytes]] = []
     for (path, _, current), tmp in zip(targets, temps):
         try:
