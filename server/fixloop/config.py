@@ -26,7 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from .core.model import Limits
-from .sandbox.backends import AUTO, choices as backend_choices
+from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,6 @@ class LLMSettings:
     cache_read_price_per_mtok: float = 0.3
     cache_write_price_per_mtok: float = 3.75
     first: bool = False  # ask the model before the offline engine
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    backend: str = AUTO  # one of `sandbox.backends.choices()`
-    memory_mb: int = 4096
-    processes: int = 512
-    disk_quota_mb: int = 2048
-    docker_image: str = "python:3.11-slim"
 
 
 @dataclass(frozen=True)

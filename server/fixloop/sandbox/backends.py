@@ -2,7 +2,7 @@
 `auto` may pick it, and what to do when it does not work here.
 
 `select` (probe and choose), `doctor`, the settings check in `config.py` and the CLI's `--sandbox` help read
-this table; the editors' settings and the docs cannot import it, so `tests/sandbox/test_backends.py` holds
+this table (and `config.py` takes `SandboxSettings` from here); the editors' settings and the docs cannot import it, so `tests/sandbox/test_backends.py` holds
 them to it. Adding a backend is one entry here plus its module. Backend modules load only when their factory
 is called, so importing this table costs nothing.
 """
@@ -31,18 +31,23 @@ class Probed(Sandbox, Protocol):
         ...
 
 
-class Options(Protocol):
-    """What a factory may read of the user's sandbox settings (`config.SandboxSettings`)."""
+@dataclass(frozen=True)
+class SandboxSettings:
+    """The user's `[sandbox]` settings (`config.Settings.sandbox`). They live beside the backends they choose
+    from so that the sandbox package never imports `config`."""
 
-    @property
-    def docker_image(self) -> str: ...
+    backend: str = AUTO  # one of `choices()`
+    memory_mb: int = 4096
+    processes: int = 512
+    disk_quota_mb: int = 2048
+    docker_image: str = "python:3.11-slim"
 
 
 @dataclass(frozen=True)
 class Backend:
     name: str
     summary: str  # what it isolates, in one line (`fixloop doctor` says it of a backend that does not work)
-    make: Callable[[Options], Probed]
+    make: Callable[[SandboxSettings], Probed]
     auto: bool = False  # `auto` may pick it, in table order
     linux_only: bool = False
     hint: str = ""  # what to do when it does not work here
@@ -53,22 +58,22 @@ class Backend:
         return f"{self.name} needs Linux" if self.linux_only and not sys.platform.startswith("linux") else ""
 
 
-def _bwrap(options: Options) -> Probed:
+def _bwrap(settings: SandboxSettings) -> Probed:
     from .bwrap import BwrapSandbox
     return BwrapSandbox()
 
 
-def _landlock(options: Options) -> Probed:
+def _landlock(settings: SandboxSettings) -> Probed:
     from .landlock import LandlockSandbox
     return LandlockSandbox()
 
 
-def _docker(options: Options) -> Probed:
+def _docker(settings: SandboxSettings) -> Probed:
     from .docker_backend import DockerSandbox
-    return DockerSandbox(options.docker_image)
+    return DockerSandbox(settings.docker_image)
 
 
-def _none(options: Options) -> Probed:
+def _none(settings: SandboxSettings) -> Probed:
     from .plain import PlainSandbox
     return PlainSandbox()
 

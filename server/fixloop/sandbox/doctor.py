@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..config import SandboxSettings
 from .api import SandboxUnavailable
-from .backends import BACKENDS, Backend
+from .backends import BACKENDS, Backend, SandboxSettings
 from .select import probe, resolve
 
 

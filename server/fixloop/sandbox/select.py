@@ -11,9 +11,8 @@ import threading
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..config import SandboxSettings
 from .api import Policy, RunResult, RunTree, Sandbox, SandboxLimits, SandboxUnavailable
-from .backends import AUTO, AUTO_ORDER, Probed, backend as entry, find
+from .backends import AUTO, AUTO_ORDER, Probed, SandboxSettings, backend as entry, find
 
 _lock = threading.Lock()
 _probed: dict[str, tuple[Probed | None, str]] = {}  # name -> (backend, or None and why it does not work)
