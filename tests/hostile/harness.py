@@ -26,10 +26,12 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
+from fixloop.sandbox.backends import AUTO_ORDER
+
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
 USERS = ("root", "nobody")
-BACKENDS = ("bwrap", "landlock")
+BACKENDS = AUTO_ORDER  # every backend `auto` may pick (the backend table's); each is skipped where it does not work
 BAIT_KEY = "BAIT-PRIVATE-KEY\n"
 BAIT_RC = "# the user's shell rc\n"
 BAIT_API_KEY = "sk-ant-bait-hostile-0000"
