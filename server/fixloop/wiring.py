@@ -76,7 +76,7 @@ PROPOSERS: tuple[ProposerKind, ...] = (
     ProposerKind("memory", lambda given: MemoryReplayProposer() if given.memory is not None else None,
                  lambda s: 0),
     ProposerKind("mutation", lambda given: MutationProposer(), lambda s: 2),
-    ProposerKind("llm", _llm, lambda s: 1 if s.llm.first else 3),
+    ProposerKind("llm", _llm, lambda s: 1 if s.llm.first else 3),  # `llm.first`: before the offline engine
 )
 
 
