@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Callable, Mapping
 
 import pytest
+
+from tests.project_python import project_python
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "server"
@@ -51,4 +52,5 @@ def fixloop_env(**extra: str) -> dict[str, str]:
     return env
 
 
-PYTHON = sys.executable
+# The interpreter of the test projects (`--python`): pytest without the dev environment's plugins.
+PYTHON = project_python()

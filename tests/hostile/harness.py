@@ -26,6 +26,8 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
+from tests.conftest import PYTHON
+
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
 USERS = ("root", "nobody")
@@ -158,7 +160,8 @@ def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | No
     argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory", "--offline",
             "--sandbox", backend]
     if python is not None:
-        argv += ["--python", python or interpreter]
+        # root's projects run on the lean test interpreter (pytest without the dev plugins, as in most projects).
+        argv += ["--python", python or (PYTHON if host.user == "root" else interpreter)]
     argv += list(args)
     base_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
                 "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),

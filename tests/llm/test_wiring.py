@@ -17,6 +17,7 @@ from fixloop.llm.proposer import LLMProposer
 from fixloop.repair.mutate import MutationProposer
 from fixloop.session import FixSession
 from fixloop.wiring import llm_api_key, make_proposers, with_api_key
+from tests.conftest import PYTHON
 
 from .fake_anthropic import FakeAnthropic
 from .scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, write_project
@@ -51,7 +52,7 @@ def test_importing_the_server_side_does_not_import_anthropic() -> None:
 
 
 def session_settings(fake: FakeAnthropic, **llm: object) -> Settings:
-    return Settings(python=sys.executable, test_timeout=60, per_test_timeout=20,
+    return Settings(python=PYTHON, test_timeout=60, per_test_timeout=20,
                     llm=LLMSettings(base_url=fake.url, api_key="test-key", model="fake-model", max_retries=0, **llm))  # type: ignore[arg-type]
 
 

@@ -4,7 +4,6 @@ on a real project: spectrum localization over a real coverage run, warm screenin
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -15,6 +14,7 @@ from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import Ports, ProposalContext
 from fixloop.session import FixSession
+from tests.conftest import PYTHON
 
 BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
 BEFORE = "a = 1\nb = 2\nc = 3\n"
@@ -80,7 +80,7 @@ def test_the_look_ahead_is_bounded() -> None:
 def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     work = tmp_path / "stack"
     shutil.copytree(BUGS / "stack", work, ignore=shutil.ignore_patterns("hidden_check.py", "__pycache__"))
-    settings, problems = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+    settings, problems = load({"python": PYTHON, "offline": True, "memory": {"enabled": False},
                                "sandbox": {"backend": "none"}, "max_candidates": 60})
     assert not problems
     events = []
@@ -102,7 +102,7 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
     (work / "app.py").write_text("import fancyparse\n\n\ndef load(text):\n    return fancyparse.parse(text)\n")
     (work / "tests" / "test_app.py").write_text("from app import load\n\n\ndef test_load():\n    assert load('1,2') == [1, 2]\n")
     (work / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\n")
-    settings, _ = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+    settings, _ = load({"python": PYTHON, "offline": True, "memory": {"enabled": False},
                         "sandbox": {"backend": "none"}, "max_candidates": 3})
     outcome = FixSession(work, settings).run()
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message

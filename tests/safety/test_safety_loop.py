@@ -7,7 +7,6 @@ candidate must never run; the control run without the check shows that it would 
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -19,9 +18,9 @@ from fixloop.core.model import Event, FileChange, Limits, Patch, Scope, Status, 
 from fixloop.core.ports import ProposalContext
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.safety.check import PatchSafety
-from fixloop.sandbox.api import Policy
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.wiring import make_ports
+from tests.conftest import PYTHON
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -86,9 +85,7 @@ def run_loop(tmp_path: Path, with_safety: bool,
     marker, victim = tmp_path / "marker", tmp_path / "victim"
     limits = Limits(test_timeout=60, per_test_timeout=30, wall_seconds=120)
     task = Task(project, Scope(), limits)
-    runner = PytestRunner(project, PlainSandbox(), limits, python=sys.executable)
-    # The fixture project needs none of the dev environment's pytest plugins; loading them costs ~2 s a run.
-    runner.policy = Policy(runner.policy.read_only, {**runner.policy.env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    runner = PytestRunner(project, PlainSandbox(), limits, python=PYTHON)
     try:
         ports = make_ports(task, Settings(), runner, lambda: False, time.monotonic)
         assert isinstance(ports.safety, PatchSafety)  # the wiring plugs the check in
