@@ -6,19 +6,19 @@ show the verdict rule itself; the session-level test goes through the whole loop
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from fixloop.config import load
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.core.ports import ProposalContext
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.runner.report import parse_report
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import probe
 from fixloop.session import FixSession
 from tests.conftest import PYTHON
+from tests.fakes import Candidate, ScriptedProposer
 
 LIB = "def add(a, b):\n    return a - b\n"
 TESTS = "from lib import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
@@ -78,18 +78,11 @@ def test_a_report_without_its_end_record_or_junit_totals_is_not_believed() -> No
         assert not report.ok and "cannot be trusted" in report.problem and why in report.problem, (why, report)
 
 
-class _Forger:
-    name, adaptive = "forger", False
-
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        yield Patch((FileChange("lib.py", ctx.sources["lib.py"], FORGED),), self.name, "forge", "forge a pass")
-
-
 def test_a_forging_candidate_is_never_fixed(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},
                         "offline": True, "warm_workers": 0, "max_candidates": 1})
-    session = FixSession(root, settings, first_proposers=[_Forger()])
+    session = FixSession(root, settings, first_proposers=[ScriptedProposer([Candidate(FORGED, "forge", "forge a pass")], path="lib.py", name="forger")])
     outcome = session.run()
     assert outcome.status.value != "fixed", outcome
     forged = [a for a in outcome.attempts if a.patch is not None and a.patch.proposer == "forger"]
