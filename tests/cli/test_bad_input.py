@@ -53,6 +53,7 @@ def test_cli_refuses_the_filesystem_root_before_copying_anything(tmp_path: Path)
     assert not Path("/.fixloop").exists()  # no run log: nothing started
 
 
+@pytest.mark.e2e  # allowed, it then runs a whole fix through the CLI
 def test_cli_refuses_a_home_folder(make_project) -> None:
     home = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     before = _digest(home)

@@ -63,6 +63,7 @@ OFFLINE_FIXABLE = {
 }
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", OFFLINE_FIXABLE)
     session = FixSession(root, session_settings(fake))
@@ -72,6 +73,7 @@ def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, t
     assert session.summary["llm_calls"] == 0 and session.summary["tokens"] == 0 and session.summary["cost_usd"] == 0
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     fake.fallback = ScriptedModel([RIGHT], tokens=1000, cache_read=500)
@@ -86,6 +88,7 @@ def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_pa
     assert summary["wall_seconds"] > 0
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     settings = dataclasses.replace(session_settings(fake, first=True), offline=True, max_candidates=1)

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+import pytest
+
 from fixloop.config import load
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Limits, Patch, Status, Task, Verdict
@@ -58,6 +60,7 @@ def test_the_look_ahead_is_bounded() -> None:
     assert outcome.patch.changes[0].after == BIG and outcome.plausible == 1
 
 
+@pytest.mark.e2e  # a whole offline fix session
 def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     work = tmp_path / "stack"
     shutil.copytree(BUGS / "stack", work, ignore=shutil.ignore_patterns("hidden_check.py", "__pycache__"))
@@ -74,6 +77,7 @@ def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     assert (work / "stack.py").read_text().count("pop(0)") == 1  # the workspace is untouched
 
 
+@pytest.mark.e2e  # a whole offline fix session
 def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> None:
     dep = tmp_path / "site" / "fancyparse"
     dep.mkdir(parents=True)

@@ -78,6 +78,7 @@ def test_a_report_without_its_end_record_or_junit_totals_is_not_believed() -> No
         assert not report.ok and "cannot be trusted" in report.problem and why in report.problem, (why, report)
 
 
+@pytest.mark.e2e  # a whole fix session (the runner-level tests above stay fast)
 def test_a_forging_candidate_is_never_fixed(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},

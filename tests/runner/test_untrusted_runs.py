@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import pytest
+
 from fixloop.core.model import FileChange, Limits, Patch, Status, TestReport, TestResult
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Task
@@ -44,6 +46,7 @@ def test_a_planted_conftest_and_a_quiet_rewrite_do_not_survive(make_project) -> 
         runner.close()
 
 
+@pytest.mark.e2e  # a whole fix session
 def test_order_dependent_failure_is_not_called_flaky(make_project) -> None:
     from fixloop.config import load
     from fixloop.session import FixSession

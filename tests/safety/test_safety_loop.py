@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Mapping
 
+import pytest
+
 from fixloop.config import Settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Scope, Status, Task
@@ -95,6 +97,7 @@ def run_loop(tmp_path: Path, with_safety: bool,
     return outcome, events
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_loop_refuses_the_unsafe_candidate(tmp_path: Path) -> None:
     outcome, events = run_loop(tmp_path, with_safety=True)
     assert not (tmp_path / "marker").exists()  # the command never ran
@@ -111,6 +114,7 @@ def test_loop_refuses_the_unsafe_candidate(tmp_path: Path) -> None:
     assert (tmp_path / "proj" / "calc.py").read_text() == CALC  # the loop never writes the workspace
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_control_without_the_check_the_candidate_runs(tmp_path: Path) -> None:
     """Shows the first test can fail: with no safety check the same candidate runs its command."""
     outcome, _ = run_loop(tmp_path, with_safety=False)
@@ -119,6 +123,7 @@ def test_control_without_the_check_the_candidate_runs(tmp_path: Path) -> None:
     assert outcome.attempts[0].status == "plausible"  # type: ignore[attr-defined]
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_loop_refuses_the_stack_walking_candidate(tmp_path: Path) -> None:
     outcome, events = run_loop(tmp_path, with_safety=True, proposer=stack_walk_then_fix)
     assert outcome.status is Status.FIXED  # type: ignore[attr-defined]

@@ -7,6 +7,8 @@ import hashlib
 import venv
 from pathlib import Path
 
+import pytest
+
 from fixloop.config import Settings, load
 from fixloop.core.model import Scope, Status
 from fixloop.session import FixSession
@@ -74,6 +76,7 @@ def test_pytest_missing_from_the_project_interpreter(make_project, tmp_path: Pat
     assert "pytest is not installed" in s.outcome.message
 
 
+@pytest.mark.e2e  # a whole fix run whose candidates hang until killed
 def test_hanging_test_does_not_hang_the_run(make_project) -> None:
     lib = "def total(n):\n    s = 0\n    i = 0\n    while i < n:\n        s += i\n        i -= 1\n    return s\n"
     tests = "from lib import total\n\ndef test_total():\n    assert total(4) == 6\n\ndef test_empty():\n    assert total(0) == 0\n"
@@ -100,6 +103,7 @@ def test_flaky_test_is_reported_as_flaky(make_project, tmp_path) -> None:
     assert s.summary["status"] == "flaky"
 
 
+@pytest.mark.e2e  # a whole fix run copying 3,000 files per run
 def test_thousands_of_files(make_project) -> None:
     files: dict[str, str] = {f"data/d{i // 100}/f{i}.txt": "x" for i in range(3000)}
     files.update({"lib.py": LIB, "tests/test_lib.py": TESTS})
@@ -108,6 +112,7 @@ def test_thousands_of_files(make_project) -> None:
     assert s.outcome.status is Status.FIXED
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_non_utf8_source_keeps_its_encoding_and_mode(make_project) -> None:
     latin = "# -*- coding: latin-1 -*-\nGREETING = 'héllo'\r\n\r\ndef add(a, b):\r\n    return a - b\r\n".encode("latin-1")
     # The test also checks the text survives the round trip (warm screening writes the file's own bytes).
@@ -122,6 +127,7 @@ def test_non_utf8_source_keeps_its_encoding_and_mode(make_project) -> None:
     assert (root / "lib.py").stat().st_mode & 0o777 == 0o640
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_user_edit_during_the_run_is_a_conflict(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     s = _fix(root)
@@ -133,6 +139,7 @@ def test_user_edit_during_the_run_is_a_conflict(make_project) -> None:
     assert (root / "lib.py").read_text() == user_text
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_scope_to_one_test(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     session = FixSession(root, _settings(), Scope("node", "tests/test_lib.py::test_add"))
