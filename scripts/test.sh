@@ -23,8 +23,10 @@ if [ $# -gt 0 ]; then
   run_pytest "selected" "$@"
 else
   # The fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile projects.
-  run_pytest "fast stage" -m "not e2e"
-  run_pytest "end-to-end stage" -m e2e
+  # Both run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
+  workers=${PYTEST_WORKERS:-2}
+  run_pytest "fast stage" -m "not e2e" -n "$workers" --dist worksteal
+  run_pytest "end-to-end stage" -m e2e -n "$workers" --dist worksteal
 fi
 
 # The editor suites install what they need once (cached outside the clone) and print their own totals.

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
-import sys
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import pytest
 
+from tests.project_python import project_python
+
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "server"
+LOCKS = REPO / ".cache"  # shared by the workers of `pytest -n`
 
 
 @pytest.fixture(autouse=True)
@@ -25,6 +28,26 @@ def _private_memory_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     # Runs learn into the per-user data dir by default; a test gets its own, empty one.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.delenv("FIXLOOP_MEMORY", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _serial_when_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under `pytest -n`, a test marked `serial` runs while no other test runs (it watches machine-wide
+    state, such as /dev/shm): a readers-writer lock across the workers, with a turnstile so that a
+    waiting serial test is not starved by the others."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    serial = request.node.get_closest_marker("serial") is not None
+    LOCKS.mkdir(parents=True, exist_ok=True)
+    with open(LOCKS / "serial-turnstile.lock", "w") as turnstile, open(LOCKS / "serial.lock", "w") as tests:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(tests, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        finally:
+            if not serial:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+        yield  # closing the files releases whatever is still held
 
 
 @pytest.fixture
@@ -51,4 +74,5 @@ def fixloop_env(**extra: str) -> dict[str, str]:
     return env
 
 
-PYTHON = sys.executable
+# The interpreter of the test projects (`--python`): pytest without the dev environment's plugins.
+PYTHON = project_python()

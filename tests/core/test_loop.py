@@ -7,50 +7,30 @@ from typing import Iterator, Mapping, Sequence
 
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
-from fixloop.core.model import (
-    FileChange, Frame, Limits, Patch, Status, Task, TestReport, TestResult, Usage, Verdict,
-)
+from fixloop.core.model import Frame, Limits, Patch, Status, Task, TestResult, Usage, Verdict
 from fixloop.core.ports import Ports, ProposalContext
+from tests.fakes import Call, RunVerdict, ScriptedProposer, ScriptedRunner
 
 SOURCE = "def double(x):\n    return x + x + 1\n"
 GOOD = "def double(x):\n    return x + x\n"
 
 
-class FakeRunner:
-    """'Tests' are predicates on the source text of m.py."""
+def double_verdict(flaky_once: bool = False) -> RunVerdict:
+    """'Tests' are predicates on the source text of m.py (`flaky_once`: everything passes after the first run)."""
 
-    root = None  # no scratch copy: nothing on disk
-
-    def __init__(self, sources: Mapping[str, str], flaky_once: bool = False) -> None:
-        self._sources = dict(sources)
-        self.calls: list[tuple[str, tuple[str, ...], bool]] = []
-        self.flaky_once = flaky_once
-
-    def sources(self) -> Mapping[str, str]:
-        return dict(self._sources)
-
-    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
-        text = dict(self._sources, **{c.path: c.after for c in (patch.changes if patch else ())})["m.py"]
-        self.calls.append((text, tuple(select), fail_fast))
-        ok = "x + x\n" in text and "+ 1" not in text
-        if self.flaky_once and len(self.calls) > 1:
-            ok = True
+    def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> list[TestResult]:
+        ok = ("x + x\n" in sources["m.py"] and "+ 1" not in sources["m.py"]) or (flaky_once and len(calls) > 1)
         result = TestResult("tests/test_m.py::test_double", "passed" if ok else "failed",
                             exc_type="" if ok else "AssertionError", message="" if ok else "assert 5 == 4",
                             frames=(Frame("tests/test_m.py", 3, "test_double"),))
-        other = TestResult("tests/test_m.py::test_other", "passed")
-        return TestReport((result, other))
+        return [result, TestResult("tests/test_m.py::test_other", "passed")]
+
+    return verdict
 
 
-class Scripted:
-    def __init__(self, texts: list[str], adaptive: bool = False, name: str = "scripted") -> None:
-        self.texts, self.adaptive, self.name = texts, adaptive, name
-        self.seen_attempts: list[int] = []
+def double_runner(sources: Mapping[str, str], flaky_once: bool = False) -> ScriptedRunner:
+    return ScriptedRunner(sources, double_verdict(flaky_once))
 
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        for i, text in enumerate(self.texts):
-            self.seen_attempts.append(len(ctx.attempts))
-            yield Patch((FileChange("m.py", ctx.sources["m.py"], text),), self.name, f"op{i}", f"try {i}")
 
 
 class Clock:
@@ -62,8 +42,8 @@ class Clock:
         return self.t
 
 
-def _run(proposers: list, limits: Limits = Limits(), runner: FakeRunner | None = None, **kw: object):
-    runner = runner or FakeRunner({"m.py": SOURCE, "tests/test_m.py": "..."})
+def _run(proposers: list, limits: Limits = Limits(), runner: ScriptedRunner | None = None, **kw: object):
+    runner = runner or double_runner({"m.py": SOURCE, "tests/test_m.py": "..."})
     ports = Ports(runner=runner, proposers=proposers, is_test_file=is_test_file, now=Clock(), **kw)  # type: ignore[arg-type]
     events = []
     outcome = drive(run(Task(Path("/ws"), limits=limits), ports, "r1"), events.append)
@@ -71,7 +51,7 @@ def _run(proposers: list, limits: Limits = Limits(), runner: FakeRunner | None =
 
 
 def test_fix_found_after_failures_and_events_in_order() -> None:
-    proposer = Scripted(["def double(x):\n    return x * x + 1\n", GOOD])
+    proposer = ScriptedProposer(["def double(x):\n    return x * x + 1\n", GOOD])
     outcome, events, runner = _run([proposer])
     assert outcome.status is Status.FIXED
     assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD
@@ -87,21 +67,21 @@ def test_fix_found_after_failures_and_events_in_order() -> None:
 
 
 def test_nothing_to_fix_when_all_pass() -> None:
-    runner = FakeRunner({"m.py": GOOD})
-    outcome, _, _ = _run([Scripted([GOOD])], runner=runner)
+    runner = double_runner({"m.py": GOOD})
+    outcome, _, _ = _run([ScriptedProposer([GOOD])], runner=runner)
     assert outcome.status is Status.NOTHING_TO_FIX
 
 
 def test_flaky_failure_is_reported_not_fixed() -> None:
-    runner = FakeRunner({"m.py": SOURCE}, flaky_once=True)
-    outcome, _, _ = _run([Scripted([GOOD])], runner=runner)
+    runner = double_runner({"m.py": SOURCE}, flaky_once=True)
+    outcome, _, _ = _run([ScriptedProposer([GOOD])], runner=runner)
     assert outcome.status is Status.FLAKY
     assert outcome.flaky == ("tests/test_m.py::test_double",)
 
 
 def test_duplicates_are_skipped_and_candidate_limit_holds() -> None:
     bad = ["def double(x):\n    return 0\n"] * 3 + [f"def double(x):\n    return {i}\n" for i in range(10)]
-    outcome, _, _ = _run([Scripted(bad)], limits=Limits(max_candidates=4))
+    outcome, _, _ = _run([ScriptedProposer(bad)], limits=Limits(max_candidates=4))
     assert outcome.status is Status.LIMITS
     assert outcome.candidates_evaluated == 4
     assert "candidate limit" in outcome.message
@@ -109,7 +89,7 @@ def test_duplicates_are_skipped_and_candidate_limit_holds() -> None:
 
 def test_breaker_stops_an_adaptive_proposer_repeating_one_failure() -> None:
     repeats = [f"def double(x):\n    return x + x + {i}\n" for i in range(2, 10)]
-    outcome, events, _ = _run([Scripted(repeats, adaptive=True)], limits=Limits(breaker_repeats=3))
+    outcome, events, _ = _run([ScriptedProposer(repeats, adaptive=True)], limits=Limits(breaker_repeats=3))
     assert outcome.status is Status.GAVE_UP
     assert outcome.candidates_evaluated == 3
     assert any(e.kind == "breaker" for e in events)
@@ -118,19 +98,13 @@ def test_breaker_stops_an_adaptive_proposer_repeating_one_failure() -> None:
 
 def test_breaker_ignores_enumerating_proposers() -> None:
     tries = [f"def double(x):\n    return x + x + {i}\n" for i in range(2, 6)] + [GOOD]
-    outcome, _, _ = _run([Scripted(tries)], limits=Limits(breaker_repeats=2))
+    outcome, _, _ = _run([ScriptedProposer(tries)], limits=Limits(breaker_repeats=2))
     assert outcome.status is Status.FIXED
 
 
 def test_integrity_guard_rejects_test_edits_and_skip_markers() -> None:
-    class EditsTests:
-        name, adaptive = "cheat", False
-
-        def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-            yield Patch((FileChange("tests/test_m.py", "...", "pass"),), self.name)
-            yield Patch((FileChange("m.py", SOURCE, "import pytest\npytest.skip('x')\n" + SOURCE),), self.name)
-
-    outcome, events, runner = _run([EditsTests()])
+    cheat = ScriptedProposer([{"tests/test_m.py": "pass"}, "import pytest\npytest.skip('x')\n" + SOURCE], name="cheat")
+    outcome, events, runner = _run([cheat])
     assert outcome.status is Status.GAVE_UP
     assert [a.status for a in outcome.attempts] == ["rejected", "rejected"]
     assert len(runner.calls) == 2  # baseline and the flakiness rerun only: no candidate ran
@@ -141,7 +115,7 @@ def test_unsafe_candidates_never_run() -> None:
         def check(self, patch: Patch) -> Verdict:
             return Verdict(False, reason="adds os.system")
 
-    outcome, _, runner = _run([Scripted([GOOD])], safety=Deny())
+    outcome, _, runner = _run([ScriptedProposer([GOOD])], safety=Deny())
     assert outcome.status is Status.GAVE_UP
     assert outcome.attempts[0].status == "unsafe"
     assert len(runner.calls) == 2
@@ -150,7 +124,7 @@ def test_unsafe_candidates_never_run() -> None:
 def test_cancellation_is_checked_between_candidates() -> None:
     flag = {"stop": False}
 
-    class StopAfterOne(Scripted):
+    class StopAfterOne(ScriptedProposer):
         def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
             for patch in super().propose(ctx):
                 yield patch
@@ -162,7 +136,7 @@ def test_cancellation_is_checked_between_candidates() -> None:
 
 
 def test_token_budget_stops_a_metered_proposer() -> None:
-    class Spender(Scripted):
+    class Spender(ScriptedProposer):
         def __init__(self) -> None:
             super().__init__([f"def double(x):\n    return {i}\n" for i in range(5)], adaptive=True)
             self.spent = 0
@@ -193,7 +167,7 @@ class NoteLocalizer:
         return ()
 
 
-class Giving(Scripted):
+class Giving(ScriptedProposer):
     """Tries its patches, then leaves a note (as a model does when it stops early)."""
 
     def __init__(self, texts: list[str]) -> None:

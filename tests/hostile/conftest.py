@@ -1,3 +1,21 @@
-"""Fixtures of the hostile-project suite: `host` (root and an unprivileged user) and `backend`."""
+"""Fixtures of the hostile-project suite: `host` (root and an unprivileged user) and `backend`.
+
+Every test here runs the real `fixloop fix` CLI on an attacker's project (several seconds each, a
+minute or more as uid 65534 on a loaded machine): the whole folder is end-to-end (`-m e2e`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from .harness import backend, host  # noqa: F401  (pytest finds fixtures by name)
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.e2e)

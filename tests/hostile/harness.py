@@ -12,6 +12,7 @@ developer's virtualenv may sit under root's private home.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -27,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import pytest
 
 from fixloop.sandbox.backends import AUTO_ORDER
+from tests.conftest import PYTHON
 
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -128,16 +130,20 @@ def nobody_python() -> str:
     cache = Path(os.environ.get("FIXLOOP_HOSTILE_CACHE", "/var/cache/fixloop-hostile"))
     venv = cache / f"venv-{tag}"
     python = venv / "bin" / "python"
-    if not (venv / ".complete").exists():
-        t0 = time.monotonic()
-        shutil.rmtree(venv, ignore_errors=True)
-        cache.mkdir(parents=True, exist_ok=True)
-        os.chmod(cache, 0o755)
-        subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(REPO), "pytest"], check=True,
-                       stdout=subprocess.DEVNULL)
-        (venv / ".complete").write_text("")
-        sys.stderr.write(f"\nhostile: built the unprivileged user's virtualenv in {time.monotonic() - t0:.0f} s\n")
+    if (venv / ".complete").exists():
+        return str(python)
+    cache.mkdir(parents=True, exist_ok=True)
+    os.chmod(cache, 0o755)
+    with open(cache / f".venv-{tag}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers (pytest -n) build it once, one at a time
+        if not (venv / ".complete").exists():
+            t0 = time.monotonic()
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(REPO), "pytest"], check=True,
+                           stdout=subprocess.DEVNULL)
+            (venv / ".complete").write_text("")
+            sys.stderr.write(f"\nhostile: built the unprivileged user's virtualenv in {time.monotonic() - t0:.0f} s\n")
     return str(python)
 
 
@@ -160,7 +166,8 @@ def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | No
     argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory", "--offline",
             "--sandbox", backend]
     if python is not None:
-        argv += ["--python", python or interpreter]
+        # root's projects run on the lean test interpreter (pytest without the dev plugins, as in most projects).
+        argv += ["--python", python or (PYTHON if host.user == "root" else interpreter)]
     argv += list(args)
     base_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
                 "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),

@@ -1,9 +1,9 @@
-"""Drive the real loop (fixloop.core.loop.run) with a real pytest runner and the real safety check."""
+"""Drive the real loop (fixloop.core.loop.run) with the real safety check and a real pytest runner (or the
+scripted one, where the test is about the model and not about the run)."""
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,13 +13,14 @@ from fixloop.config import LLMSettings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Outcome, Task
-from fixloop.core.ports import Ports, Proposer
+from fixloop.core.ports import Ports, Proposer, TestRunner
 from fixloop.llm.cost import DailyBudget
 from fixloop.llm.proposer import LLMProposer
 from fixloop.repair.localize import TracebackLocalizer
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.safety.check import PatchSafety
 from fixloop.sandbox.plain import PlainSandbox
+from tests.conftest import PYTHON
 
 
 @dataclass
@@ -41,10 +42,11 @@ def llm_proposer(url: str, limits: Limits = Limits(), key: str = "test-key", str
 
 
 def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Limits(),
-             cancelled: Callable[[], bool] = lambda: False) -> RunResult:
+             cancelled: Callable[[], bool] = lambda: False, runner: TestRunner | None = None) -> RunResult:
+    """The real loop on `workspace`; its tests run in real pytest unless a (fake) `runner` is given."""
     limits = dataclasses.replace(limits, test_timeout=min(limits.test_timeout, 60.0),
                                  per_test_timeout=min(limits.per_test_timeout, 20.0))
-    runner = PytestRunner(workspace, PlainSandbox(), limits, sys.executable)
+    runner = runner or PytestRunner(workspace, PlainSandbox(), limits, PYTHON)
     ports = Ports(runner=runner, proposers=list(proposers), localizer=TracebackLocalizer(is_test_file),
                   safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
     events: list[Event] = []
@@ -52,5 +54,6 @@ def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Li
     try:
         outcome = drive(run(Task(workspace, limits=limits), ports, "test-run"), events.append)
     finally:
-        runner.close()
+        if isinstance(runner, PytestRunner):
+            runner.close()
     return RunResult(outcome, events, time.monotonic() - started)

@@ -7,8 +7,12 @@ can script a model that is wrong first and right second, or one that never learn
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from fixloop.core.model import Frame, TestResult
+from tests.fakes import Call, ScriptedRunner
 
 from .fake_anthropic import message, text, tool_use
 
@@ -105,3 +109,34 @@ def always(edit: Edit) -> Callable[[], Iterator[Edit]]:
         while True:
             yield edit
     return gen
+
+
+_WRONG_DIVISOR = re.compile(r"sum\(values\) / \(len\(values\) \+ (\d+)\)")
+
+
+def average_verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> list[TestResult]:
+    """What pytest reports for AVERAGE_PROJECT with this calc.py, for the edits the scripted models make
+    (RIGHT, `wrong(k)`, or none): the fake runner's verdict where the run itself is not under test."""
+    code = sources["calc.py"]
+    average = TestResult("test_calc.py::test_average", "passed")
+    empty = TestResult("test_calc.py::test_empty", "passed")
+    if "if not values" in code:
+        return [average, empty]
+    wrong_by = _WRONG_DIVISOR.search(code)
+    if wrong_by:
+        mean = 6 / (3 + int(wrong_by.group(1)))
+        return [TestResult("test_calc.py::test_average", "failed", exc_type="AssertionError",
+                           message=f"assert {mean} == 2\n +  where {mean} = average([1, 2, 3])",
+                           frames=(Frame("test_calc.py", 5, "test_average"),)), empty]
+    return [average, TestResult("test_calc.py::test_empty", "failed", exc_type="ZeroDivisionError",
+                                message="division by zero",
+                                frames=(Frame("test_calc.py", 9, "test_empty"), Frame("calc.py", 3, "average")))]
+
+
+def average_runner(project: Path) -> ScriptedRunner:
+    """A runner without processes for AVERAGE_PROJECT: its sources are the project's Python files, and
+    the proposer's workspace is the project itself (the tools only read it)."""
+    runner = ScriptedRunner({p.name: p.read_text(encoding="utf-8") for p in sorted(project.glob("*.py")) if not p.is_symlink()},
+                            average_verdict)
+    runner.root = project  # type: ignore[assignment]
+    return runner

@@ -19,6 +19,7 @@ from fixloop.memory.replay import MemoryReplayProposer
 from fixloop.repair.mutate import MutationProposer
 from fixloop.session import FixSession
 from fixloop.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
+from tests.conftest import PYTHON
 
 from .fake_anthropic import FakeAnthropic
 from .scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, write_project
@@ -74,7 +75,7 @@ def test_importing_the_server_side_does_not_import_anthropic() -> None:
 
 
 def session_settings(fake: FakeAnthropic, **llm: object) -> Settings:
-    return Settings(python=sys.executable, test_timeout=60, per_test_timeout=20,
+    return Settings(python=PYTHON, test_timeout=60, per_test_timeout=20,
                     llm=LLMSettings(base_url=fake.url, api_key="test-key", model="fake-model", max_retries=0, **llm))  # type: ignore[arg-type]
 
 
@@ -85,6 +86,7 @@ OFFLINE_FIXABLE = {
 }
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", OFFLINE_FIXABLE)
     session = FixSession(root, session_settings(fake))
@@ -94,6 +96,7 @@ def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, t
     assert session.summary["llm_calls"] == 0 and session.summary["tokens"] == 0 and session.summary["cost_usd"] == 0
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     fake.fallback = ScriptedModel([RIGHT], tokens=1000, cache_read=500)
@@ -108,6 +111,7 @@ def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_pa
     assert summary["wall_seconds"] > 0
 
 
+@pytest.mark.e2e  # a whole sandboxed fix session
 def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     settings = dataclasses.replace(session_settings(fake, first=True), offline=True, max_candidates=1)

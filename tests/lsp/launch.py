@@ -15,30 +15,28 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
-from fixloop.core.model import FileChange, Patch
-from fixloop.core.patch import replace_snippet
-from fixloop.core.ports import ProposalContext
-from fixloop.lsp.providers import DefaultProviders, MemoryPattern
-from fixloop.lsp.server import build_server, serve
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for the shared test fakes
+
+from fixloop.core.patch import replace_snippet  # noqa: E402
+from fixloop.lsp.providers import DefaultProviders, MemoryPattern  # noqa: E402
+from fixloop.lsp.server import build_server, serve  # noqa: E402
+from tests.fakes import Candidate, ScriptedProposer  # noqa: E402
 
 
-class ScriptedProposer:
-    name = "scripted"
-    adaptive = False
+def scripted(patches: list[dict[str, Any]]) -> ScriptedProposer:
+    """The shared scripted proposer, its candidates given as snippet edits (see FIXLOOP_TEST_PATCHES)."""
 
-    def __init__(self, patches: list[dict[str, Any]]) -> None:
-        self.patches = patches
+    def edit(spec: dict[str, Any]) -> Callable[[Mapping[str, str]], dict[str, str]]:
+        def texts(sources: Mapping[str, str]) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for e in spec["edits"]:
+                out[e["path"]] = replace_snippet(out.get(e["path"], sources[e["path"]]), e["old"], e["new"])
+            return out
+        return texts
 
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        for spec in self.patches:
-            texts: dict[str, str] = {}
-            for edit in spec["edits"]:
-                path = edit["path"]
-                texts[path] = replace_snippet(texts.get(path, ctx.sources[path]), edit["old"], edit["new"])
-            yield Patch(tuple(FileChange(p, ctx.sources[p], after) for p, after in texts.items()),
-                        "scripted", "script", spec.get("summary", ""))
+    return ScriptedProposer([Candidate(edit(spec), "script", spec.get("summary", "")) for spec in patches])
 
 
 class FakeMemory(DefaultProviders):
@@ -81,7 +79,7 @@ def main() -> int:
         class ScriptedSession(FixSession):
             def ports(self, runner: Any) -> Any:  # the scripted patches first, then the configured proposers
                 ports = super().ports(runner)
-                return dataclasses.replace(ports, proposers=[ScriptedProposer(patches), *ports.proposers])
+                return dataclasses.replace(ports, proposers=[scripted(patches), *ports.proposers])
 
         def factory(workspace: Path, settings: Any, scope: Any, overlays: Mapping[str, str]) -> FixSession:
             return ScriptedSession(workspace, settings, scope, overlays)

@@ -20,6 +20,8 @@ from lsprotocol import types as t
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
 
+from tests.conftest import PYTHON
+
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = Path(__file__).with_name("launch.py")
 PROFILES = ["visual-studio-code", "neovim@v0.11.0"]
@@ -208,7 +210,9 @@ async def lsp(profile: str, workspace: Path, tmp_path: Path, options: dict[str, 
               shutdown: bool = True, env: dict[str, str] | None = None) -> AsyncIterator[Session]:
     scratch_tmp = tmp_path / "server-tmp"
     scratch_tmp.mkdir(exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "TMPDIR": str(scratch_tmp), **(env or {})}
+    # The active virtualenv is the one the projects' tests run on (pytest without the dev plugins).
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "TMPDIR": str(scratch_tmp),
+           "VIRTUAL_ENV": str(Path(PYTHON).parent.parent), **(env or {})}
     env.pop("ANTHROPIC_API_KEY", None)
     if patches is not None:
         (tmp_path / "patches.json").write_text(json.dumps(patches))

@@ -4,6 +4,8 @@ is fixed by replaying that fix; without memory the wiring leaves the port empty.
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from fixloop.config import MemorySettings, Settings
 from fixloop.core.model import Status
 from fixloop.session import FixSession
@@ -58,6 +60,7 @@ def _teach_first_fix(uri: str) -> None:
     memory.record_outcome(Outcome(Status.FIXED, "first", "fixed", fix, baseline=report, candidates_evaluated=1), ctx)
 
 
+@pytest.mark.e2e  # a whole fix session
 def test_the_second_similar_bug_is_fixed_from_memory(tmp_path: Path) -> None:
     uri = str(tmp_path / "memory")
     _teach_first_fix(uri)

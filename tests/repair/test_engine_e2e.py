@@ -4,58 +4,41 @@ on a real project: spectrum localization over a real coverage run, warm screenin
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
+
+import pytest
 
 from fixloop.config import load
 from fixloop.core.loop import drive, run
-from fixloop.core.model import FileChange, Limits, Patch, Status, Task, Verdict
-from fixloop.core.model import TestReport as Report
+from fixloop.core.model import Limits, Patch, Status, Task, Verdict
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import Ports, ProposalContext
 from fixloop.session import FixSession
+from tests.fakes import Call, RunVerdict, ScriptedProposer, ScriptedRunner
+from tests.conftest import PYTHON
 
 BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
 BEFORE = "a = 1\nb = 2\nc = 3\n"
 
 
-class ScriptedRunner:
-    """A fake test runner: the tests pass exactly for the sources listed as good."""
+def passing_for(good: set[str]) -> RunVerdict:
+    """The tests pass exactly for the sources of m.py listed as good."""
 
-    root = None  # no scratch copy: nothing on disk
+    def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> list[Result]:
+        return [Result("t::x", "passed" if sources["m.py"] in good else "failed"), Result("t::y", "passed")]
 
-    def __init__(self, good: set[str]) -> None:
-        self.good = good
-        self.screened: list[str] = []
-
-    def sources(self) -> dict[str, str]:
-        return {"m.py": BEFORE}
-
-    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> Report:
-        after = patch.changes[0].after if patch else BEFORE
-        if patch is not None and fail_fast:
-            self.screened.append(after)
-        outcome = "passed" if after in self.good else "failed"
-        return Report((Result("t::x", outcome), Result("t::y", "passed")))
+    return verdict
 
 
-class Scripted:
-    name = "scripted"
-    adaptive = False
-
-    def __init__(self, afters: list[str]) -> None:
-        self.afters = afters
-
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        for after in self.afters:
-            yield Patch((FileChange("m.py", BEFORE, after),), self.name, "edit", after.replace("\n", " "))
+def scripted_runner(good: set[str]) -> ScriptedRunner:
+    return ScriptedRunner({"m.py": BEFORE}, passing_for(good))
 
 
 def run_scripted(afters: list[str], good: set[str], lookahead: int) -> tuple[object, ScriptedRunner]:
-    runner = ScriptedRunner(good)
+    runner = scripted_runner(good)
     task = Task(Path("."), limits=Limits(plausible_lookahead=lookahead))
-    outcome = drive(run(task, Ports(runner=runner, proposers=[Scripted(afters)]), "r1"))
+    outcome = drive(run(task, Ports(runner=runner, proposers=[ScriptedProposer(afters)]), "r1"))
     return outcome, runner
 
 
@@ -77,10 +60,11 @@ def test_the_look_ahead_is_bounded() -> None:
     assert outcome.patch.changes[0].after == BIG and outcome.plausible == 1
 
 
+@pytest.mark.e2e  # a whole offline fix session
 def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     work = tmp_path / "stack"
     shutil.copytree(BUGS / "stack", work, ignore=shutil.ignore_patterns("hidden_check.py", "__pycache__"))
-    settings, problems = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+    settings, problems = load({"python": PYTHON, "offline": True, "memory": {"enabled": False},
                                "sandbox": {"backend": "none"}, "max_candidates": 60})
     assert not problems
     events = []
@@ -93,6 +77,7 @@ def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
     assert (work / "stack.py").read_text().count("pop(0)") == 1  # the workspace is untouched
 
 
+@pytest.mark.e2e  # a whole offline fix session
 def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> None:
     dep = tmp_path / "site" / "fancyparse"
     dep.mkdir(parents=True)
@@ -102,7 +87,7 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
     (work / "app.py").write_text("import fancyparse\n\n\ndef load(text):\n    return fancyparse.parse(text)\n")
     (work / "tests" / "test_app.py").write_text("from app import load\n\n\ndef test_load():\n    assert load('1,2') == [1, 2]\n")
     (work / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\n")
-    settings, _ = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+    settings, _ = load({"python": PYTHON, "offline": True, "memory": {"enabled": False},
                         "sandbox": {"backend": "none"}, "max_candidates": 3})
     outcome = FixSession(work, settings).run()
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message
@@ -112,7 +97,7 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
 
 class PrefetchingRunner(ScriptedRunner):
     def __init__(self, good: set[str]) -> None:
-        super().__init__(good)
+        super().__init__({"m.py": BEFORE}, passing_for(good))
         self.prefetched: list[str] = []
 
     def lanes(self) -> int:
@@ -129,7 +114,7 @@ class RefuseNines:
 
 def test_read_ahead_prefetches_only_checked_candidates_and_keeps_the_order() -> None:
     runner = PrefetchingRunner({SMALL})
-    ports = Ports(runner=runner, proposers=[Scripted([BIG, SAME, SMALL])], safety=RefuseNines())
+    ports = Ports(runner=runner, proposers=[ScriptedProposer([BIG, SAME, SMALL])], safety=RefuseNines())
     outcome = drive(run(Task(Path(".")), ports, "r2"))
     assert outcome.patch.changes[0].after == SMALL
     assert BIG not in runner.prefetched and SAME in runner.prefetched and SMALL in runner.prefetched
@@ -137,11 +122,9 @@ def test_read_ahead_prefetches_only_checked_candidates_and_keeps_the_order() -> 
 
 
 def test_an_adaptive_proposer_is_not_asked_again_after_a_fix() -> None:
-    class Model(Scripted):
-        adaptive = True
-
+    class Model(ScriptedProposer):
         def __init__(self, afters: list[str]) -> None:
-            super().__init__(afters)
+            super().__init__(afters, adaptive=True)
             self.asked = 0
 
         def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
@@ -150,5 +133,5 @@ def test_an_adaptive_proposer_is_not_asked_again_after_a_fix() -> None:
                 yield patch
 
     model = Model([BIG, SMALL])
-    outcome = drive(run(Task(Path(".")), Ports(runner=ScriptedRunner({BIG, SMALL}), proposers=[model]), "r3"))
+    outcome = drive(run(Task(Path(".")), Ports(runner=scripted_runner({BIG, SMALL}), proposers=[model]), "r3"))
     assert outcome.patch.changes[0].after == BIG and model.asked == 1

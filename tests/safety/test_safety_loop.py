@@ -7,41 +7,42 @@ candidate must never run; the control run without the check shows that it would 
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Mapping
+
+import pytest
 
 from fixloop.config import Settings
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Event, FileChange, Limits, Patch, Scope, Status, Task
-from fixloop.core.ports import ProposalContext
+from fixloop.core.model import Event, Limits, Scope, Status, Task
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.safety.check import PatchSafety
-from fixloop.sandbox.api import Policy
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.wiring import make_ports
+from tests.conftest import PYTHON
+from tests.fakes import Candidate, ScriptedProposer
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
-class ScriptedProposer:
-    name = "scripted"
-    adaptive = False
+def _swap(sources: Mapping[str, str]) -> dict[str, str]:
+    return {"calc.py": sources["calc.py"].replace("a - b", "a + b")}
 
-    def __init__(self, marker: Path, victim: Path) -> None:
-        self.marker, self.victim = marker, victim
 
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        before = ctx.sources["calc.py"]
-        unsafe = before.replace(
-            "    return a - b",
-            f'    import os\n    os.system("touch {self.marker}; rm -rf {self.victim}")\n    return a + b',
-        )
-        yield Patch((FileChange("calc.py", before, unsafe),), self.name, "unsafe", "fix plus a shell command")
-        yield Patch((FileChange("calc.py", before, before.replace("a - b", "a + b")),), self.name, "swap", "- to +")
+SWAP = Candidate(_swap, "swap", "- to +")
+
+
+def shell_then_fix(marker: Path, victim: Path) -> ScriptedProposer:
+    """A candidate that fixes the test *and* runs a shell command, then the honest fix."""
+
+    def unsafe(sources: Mapping[str, str]) -> dict[str, str]:
+        command = f'    import os\n    os.system("touch {marker}; rm -rf {victim}")\n    return a + b'
+        return {"calc.py": sources["calc.py"].replace("    return a - b", command)}
+
+    return ScriptedProposer([Candidate(unsafe, "unsafe", "fix plus a shell command"), SWAP], path="calc.py")
 
 
 # What a model sent through the edit tool: walk the stack to the harness's report, mark every item
@@ -62,11 +63,8 @@ def add(a, b):
 """
 
 
-class StackWalkProposer(ScriptedProposer):
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        before = ctx.sources["calc.py"]
-        yield Patch((FileChange("calc.py", before, STACK_WALK),), self.name, "edit", "fakes a pass")
-        yield Patch((FileChange("calc.py", before, before.replace("a - b", "a + b")),), self.name, "swap", "- to +")
+def stack_walk_then_fix(marker: Path, victim: Path) -> ScriptedProposer:
+    return ScriptedProposer([Candidate(STACK_WALK, "edit", "fakes a pass"), SWAP], path="calc.py")
 
 
 def make_project(root: Path) -> Path:
@@ -81,14 +79,12 @@ def make_project(root: Path) -> Path:
 
 
 def run_loop(tmp_path: Path, with_safety: bool,
-             proposer: type[ScriptedProposer] = ScriptedProposer) -> tuple[object, list[Event]]:
+             proposer: Callable[[Path, Path], ScriptedProposer] = shell_then_fix) -> tuple[object, list[Event]]:
     project = make_project(tmp_path)
     marker, victim = tmp_path / "marker", tmp_path / "victim"
     limits = Limits(test_timeout=60, per_test_timeout=30, wall_seconds=120)
     task = Task(project, Scope(), limits)
-    runner = PytestRunner(project, PlainSandbox(), limits, python=sys.executable)
-    # The fixture project needs none of the dev environment's pytest plugins; loading them costs ~2 s a run.
-    runner.policy = Policy(runner.policy.read_only, {**runner.policy.env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    runner = PytestRunner(project, PlainSandbox(), limits, python=PYTHON)
     try:
         ports = make_ports(task, Settings(), runner, lambda: False, time.monotonic)
         assert isinstance(ports.safety, PatchSafety)  # the wiring plugs the check in
@@ -101,6 +97,7 @@ def run_loop(tmp_path: Path, with_safety: bool,
     return outcome, events
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_loop_refuses_the_unsafe_candidate(tmp_path: Path) -> None:
     outcome, events = run_loop(tmp_path, with_safety=True)
     assert not (tmp_path / "marker").exists()  # the command never ran
@@ -117,6 +114,7 @@ def test_loop_refuses_the_unsafe_candidate(tmp_path: Path) -> None:
     assert (tmp_path / "proj" / "calc.py").read_text() == CALC  # the loop never writes the workspace
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_control_without_the_check_the_candidate_runs(tmp_path: Path) -> None:
     """Shows the first test can fail: with no safety check the same candidate runs its command."""
     outcome, _ = run_loop(tmp_path, with_safety=False)
@@ -125,8 +123,9 @@ def test_control_without_the_check_the_candidate_runs(tmp_path: Path) -> None:
     assert outcome.attempts[0].status == "plausible"  # type: ignore[attr-defined]
 
 
+@pytest.mark.e2e  # the real loop on real pytest
 def test_loop_refuses_the_stack_walking_candidate(tmp_path: Path) -> None:
-    outcome, events = run_loop(tmp_path, with_safety=True, proposer=StackWalkProposer)
+    outcome, events = run_loop(tmp_path, with_safety=True, proposer=stack_walk_then_fix)
     assert outcome.status is Status.FIXED  # type: ignore[attr-defined]
     first, second = outcome.attempts  # type: ignore[attr-defined]
     assert first.status == "unsafe" and first.report is None and "FL-S013" in first.note

@@ -82,6 +82,7 @@ def shm_names() -> Iterator[str]:
                 os.unlink(path)
 
 
+@pytest.mark.serial
 def test_clean_shm_removes_only_what_the_run_left(shm_names: str, tmp_path: Path) -> None:
     # Another landlock run ending meanwhile on this machine may remove these entries too (the documented
     # residual risk of a shared /dev/shm): run this test alone, not beside the abuse suite.

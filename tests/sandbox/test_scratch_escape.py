@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from fixloop.config import SandboxSettings
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.select import choose, probe
+from tests.conftest import PYTHON
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
@@ -31,7 +31,7 @@ def test_restoring_after_a_run_never_writes_through_a_planted_symlink(tmp_path: 
             shutil.rmtree("pkg")
             os.symlink({str(outside)!r}, "pkg")
     """))
-    runner = PytestRunner(project, choose(SandboxSettings(backend=backend)), Limits(test_timeout=60), sys.executable)
+    runner = PytestRunner(project, choose(SandboxSettings(backend=backend)), Limits(test_timeout=60), PYTHON)
     try:
         patch = Patch((FileChange("pkg/mod.py", "def f():\n    return 1\n", "def f():\n    return 2\n"),))
         runner.run(patch)

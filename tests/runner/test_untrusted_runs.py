@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Mapping, Sequence
+
+import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch, Status, TestReport, TestResult
 from fixloop.core.loop import drive, run
@@ -14,6 +17,7 @@ from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.runner.report import parse_report
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
+from tests.fakes import Call, ScriptedProposer, ScriptedRunner
 
 LIB = "def add(a, b):\n    return a - b\n"
 TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -42,6 +46,7 @@ def test_a_planted_conftest_and_a_quiet_rewrite_do_not_survive(make_project) -> 
         runner.close()
 
 
+@pytest.mark.e2e  # a whole fix session
 def test_order_dependent_failure_is_not_called_flaky(make_project) -> None:
     from fixloop.config import load
     from fixloop.session import FixSession
@@ -74,35 +79,18 @@ def test_malformed_report_lines_are_skipped() -> None:
     assert [r.nodeid for r in report.results] == ["c"]
 
 
-class _Scripted:
-    name, adaptive = "scripted", False
-
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-
-    def propose(self, ctx):  # type: ignore[no-untyped-def]
-        for text in self.texts:
-            yield Patch((FileChange("m.py", ctx.sources["m.py"], text),), self.name)
-
-
-class _Runner:
+def _table_runner(table: dict[str, tuple[TestResult, ...]]) -> ScriptedRunner:
     """Baseline: t1 fails, t2 passes, t3 was never reached. Candidate outcomes come from a table."""
 
-    root = None  # no scratch copy: nothing on disk
+    def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> TestReport:
+        key = "baseline" if calls[-1].patch is None else sources["m.py"]
+        return TestReport(table[key], returncode=1)
 
-    def __init__(self, table: dict[str, tuple[TestResult, ...]]) -> None:
-        self.table = table
-
-    def sources(self):  # type: ignore[no-untyped-def]
-        return {"m.py": "x = 0\n"}
-
-    def run(self, patch, select=(), fail_fast=False):  # type: ignore[no-untyped-def]
-        key = patch.changes[0].after if patch else "baseline"
-        return TestReport(self.table[key], returncode=1)
+    return ScriptedRunner({"m.py": "x = 0\n"}, verdict)
 
 
 def _loop(table: dict[str, tuple[TestResult, ...]], texts: list[str]):  # type: ignore[no-untyped-def]
-    ports = Ports(runner=_Runner(table), proposers=[_Scripted(texts)], is_test_file=is_test_file,
+    ports = Ports(runner=_table_runner(table), proposers=[ScriptedProposer(texts)], is_test_file=is_test_file,
                   now=iter(range(10_000)).__next__)  # type: ignore[arg-type]
     return drive(run(Task(Path("/ws"), limits=Limits(plausible_lookahead=0)), ports, "r"))
 

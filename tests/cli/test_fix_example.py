@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PYTHON, REPO, fixloop_env
+
+pytestmark = pytest.mark.e2e  # whole fix runs through the CLI
 
 KEYS = {"status", "files_changed", "diff", "iterations", "candidates_evaluated", "test_runs", "llm_calls",
         "tokens", "cost_usd", "wall_seconds", "run_dir"}

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from fixloop.config import load
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.core.ports import Ports, ProposalContext
+from fixloop.core.ports import Ports
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.runner.report import parse_report
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import probe
 from fixloop.session import FixSession
 from tests.conftest import PYTHON
+from tests.fakes import Candidate, ScriptedProposer
 
 LIB = "def add(a, b):\n    return a - b\n"
 TESTS = "from lib import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
@@ -79,19 +80,14 @@ def test_a_report_without_its_end_record_or_junit_totals_is_not_believed() -> No
         assert not report.ok and "cannot be trusted" in report.problem and why in report.problem, (why, report)
 
 
-class _Forger:
-    name, adaptive = "forger", False
-
-    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        yield Patch((FileChange("lib.py", ctx.sources["lib.py"], FORGED),), self.name, "forge", "forge a pass")
-
-
 class _ForgerFirst(FixSession):
     def ports(self, runner: PytestRunner) -> Ports:
         ports = super().ports(runner)
-        return dataclasses.replace(ports, proposers=[_Forger(), *ports.proposers])
+        forger = ScriptedProposer([Candidate(FORGED, "forge", "forge a pass")], path="lib.py", name="forger")
+        return dataclasses.replace(ports, proposers=[forger, *ports.proposers])
 
 
+@pytest.mark.e2e  # a whole fix session (the runner-level tests above stay fast)
 def test_a_forging_candidate_is_never_fixed(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},

@@ -1,10 +1,9 @@
-"""Every bad input of the spine: a clear outcome, and no user file changed."""
+"""Every bad input of a fix session (the project, its tests, the interpreter, the user's edits): a clear
+outcome, and no user file changed."""
 
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from fixloop.config import Settings, load
 from fixloop.core.model import Scope, Status
 from fixloop.session import FixSession
-from tests.conftest import PYTHON, fixloop_env
+from tests.conftest import PYTHON
 
 LIB = "def add(a, b):\n    return a - b\n"
 TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
@@ -77,6 +76,7 @@ def test_pytest_missing_from_the_project_interpreter(make_project, tmp_path: Pat
     assert "pytest is not installed" in s.outcome.message
 
 
+@pytest.mark.e2e  # a whole fix run whose candidates hang until killed
 def test_hanging_test_does_not_hang_the_run(make_project) -> None:
     lib = "def total(n):\n    s = 0\n    i = 0\n    while i < n:\n        s += i\n        i -= 1\n    return s\n"
     tests = "from lib import total\n\ndef test_total():\n    assert total(4) == 6\n\ndef test_empty():\n    assert total(0) == 0\n"
@@ -103,6 +103,7 @@ def test_flaky_test_is_reported_as_flaky(make_project, tmp_path) -> None:
     assert s.summary["status"] == "flaky"
 
 
+@pytest.mark.e2e  # a whole fix run copying 3,000 files per run
 def test_thousands_of_files(make_project) -> None:
     files: dict[str, str] = {f"data/d{i // 100}/f{i}.txt": "x" for i in range(3000)}
     files.update({"lib.py": LIB, "tests/test_lib.py": TESTS})
@@ -111,6 +112,7 @@ def test_thousands_of_files(make_project) -> None:
     assert s.outcome.status is Status.FIXED
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_non_utf8_source_keeps_its_encoding_and_mode(make_project) -> None:
     latin = "# -*- coding: latin-1 -*-\nGREETING = 'héllo'\r\n\r\ndef add(a, b):\r\n    return a - b\r\n".encode("latin-1")
     # The test also checks the text survives the round trip (warm screening writes the file's own bytes).
@@ -125,6 +127,7 @@ def test_non_utf8_source_keeps_its_encoding_and_mode(make_project) -> None:
     assert (root / "lib.py").stat().st_mode & 0o777 == 0o640
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_user_edit_during_the_run_is_a_conflict(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     s = _fix(root)
@@ -136,67 +139,9 @@ def test_user_edit_during_the_run_is_a_conflict(make_project) -> None:
     assert (root / "lib.py").read_text() == user_text
 
 
+@pytest.mark.e2e  # a whole fix run
 def test_scope_to_one_test(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     session = FixSession(root, _settings(), Scope("node", "tests/test_lib.py::test_add"))
     session.run()
     assert session.outcome.status is Status.FIXED
-
-
-@pytest.mark.parametrize("target,code,text", [("missing", 2, "does not exist"), ("file.txt", 2, "not a directory")])
-def test_cli_bad_workspace(tmp_path: Path, target: str, code: int, text: str) -> None:
-    (tmp_path / "file.txt").write_text("x")
-    proc = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(tmp_path / target)], capture_output=True,
-                          text=True, env=fixloop_env(), timeout=120)
-    assert proc.returncode == code
-    assert text in proc.stderr
-
-
-def test_cli_reports_bad_config_and_goes_on(make_project) -> None:
-    root = make_project({"lib.py": LIB.replace("-", "+"), "tests/test_lib.py": TESTS,
-                         "pyproject.toml": "[tool.fixloop]\nmax_iterations = 'many'\nbogus = 1\n"})
-    proc = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(root), "--python", PYTHON, "--sandbox", "none",
-                           "--no-memory", "--offline"], capture_output=True, text=True, env=fixloop_env(), timeout=120)
-    assert proc.returncode == 3, proc.stderr
-    assert "max_iterations: expected a whole number" in proc.stderr
-    assert "bogus: unknown setting" in proc.stderr
-
-
-def _cli_fix(target: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fixloop", "fix", str(target), "--python", PYTHON, "--sandbox", "none",
-                           "--no-memory", "--offline", *args], capture_output=True, text=True,
-                          env=fixloop_env(**env), timeout=120)
-
-
-def test_cli_refuses_the_filesystem_root_before_copying_anything(tmp_path: Path) -> None:
-    proc = _cli_fix(Path("/"), XDG_DATA_HOME=str(tmp_path), FIXLOOP_CONFIG=str(tmp_path / "none.toml"))
-    assert proc.returncode == 2, proc.stderr
-    assert "it is the filesystem root" in proc.stderr and "workspace.allow_home" in proc.stderr
-    assert not Path("/.fixloop").exists()  # no run log: nothing started
-
-
-def test_cli_refuses_a_home_folder(make_project) -> None:
-    home = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
-    before = _digest(home)
-    proc = _cli_fix(home, HOME=str(home))
-    assert proc.returncode == 2, proc.stderr
-    assert "is a home folder" in proc.stderr and "--set workspace.allow_home=true" in proc.stderr
-    assert _digest(home) == before and not (home / ".fixloop").exists()
-    # The user may allow it (the size limits still hold): then it runs.
-    proc = _cli_fix(home, "--set", "workspace.allow_home=true", "--dry-run", HOME=str(home))
-    assert proc.returncode == 0 and "is a home folder" not in proc.stderr, proc.stderr
-
-
-def test_cli_refuses_a_tree_over_the_limits_and_names_the_setting(make_project) -> None:
-    files = {f"data/{i}.txt": "x\n" for i in range(30)}
-    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS, **files,
-                         "pyproject.toml": "[tool.fixloop.workspace]\nmax_files = 100000\n"})
-    proc = _cli_fix(root, "--set", "workspace.max_files=10")
-    assert proc.returncode == 2, proc.stderr
-    assert "more than 10 files" in proc.stderr and "workspace.max_files" in proc.stderr
-    assert not (root / ".fixloop").exists()
-    (root / "data" / "big.bin").write_bytes(b"\0" * (2 * 1024 * 1024))
-    proc = _cli_fix(root, "--set", "workspace.max_mb=1")
-    assert proc.returncode == 2 and "more than 1 MB" in proc.stderr, proc.stderr
-    # A project may not raise the limit above the default: its 100000 is refused and named.
-    assert "[tool.fixloop] workspace.max_files = 100000: refused" in proc.stderr

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from fixloop.config import load
 from fixloop.core.model import Event, Status
 from fixloop.session import FixSession
@@ -16,6 +18,7 @@ SLOW_TESTS = (
 )
 
 
+@pytest.mark.e2e  # a whole fix session whose tests sleep
 def test_cancel_during_candidates(make_project) -> None:
     root = make_project({"lib.py": "def add(a, b):\n    return a * b * 1 - 0 + (a - b) * 0\n",
                          "tests/test_lib.py": SLOW_TESTS})
