@@ -10,21 +10,11 @@ from typing import Iterator, Mapping
 
 from ..core.model import FileChange, Patch, Suspect
 from ..core.ports import ProposalContext
-from .operators import Mutation, OPERATORS, Operator
-from .search import EXPLORE_PREFIX, Candidate, editable, explore_first, pair_candidates, ranked, realize, single_candidates
-from .syntax import Offsets, parse, walk
+from .candidate import Candidate
+from .search import EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize, single_candidates
 from .templates import TEMPLATE_SCORE, Site, template_fixes
 
-__all__ = ["MutationProposer", "Mutation", "mutations_at", "OPERATORS"]
-
-
-def mutations_at(text: str, lines: set[int], operators: tuple[Operator, ...] = OPERATORS) -> Iterator[Mutation]:
-    """Every mutation whose node starts on one of `lines` (1-based): the catalog at a glance."""
-    off = Offsets(text)
-    for node in walk(parse(text).root_node):
-        if node.start_point[0] + 1 in lines:
-            for op in operators:
-                yield from op(node, off)
+__all__ = ["MutationProposer"]
 
 
 def run_priors(ctx: ProposalContext) -> dict[str, float]:
@@ -60,10 +50,7 @@ class MutationProposer:
         priors = run_priors(ctx)
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
-        fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}",
-                           f.score * float(priors.get(f.operator, 1.0)),
-                           ctx.sources[f.path].count("\n", 0, f.edits[0].start) + 1)
-                 for f in template_fixes(sites, ctx.sources)]
+        fixes = [f.rescored(f.score * float(priors.get(f.operator, 1.0))) for f in template_fixes(sites, ctx.sources)]
         aimed = [c for c in fixes if c.score >= TEMPLATE_SCORE]
         yield from self._patches(ranked(aimed), ctx.sources, seen, "template")
 
@@ -109,4 +96,4 @@ class MutationProposer:
             if after is None:
                 continue
             meta = {"score": round(c.score, 4), "line": c.line, "kind": kind or "single"}
-            yield Patch((FileChange(c.path, sources[c.path], after),), self.name, c.operator, c.summary, meta)
+            yield Patch((FileChange(c.path, sources[c.path], after),), self.name, c.operator, c.label, meta)

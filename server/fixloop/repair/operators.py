@@ -7,15 +7,15 @@ already tried. Operators look at one node (and, for names, the scope around it),
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from tree_sitter import Node
 
 from ..core.patch import TextEdit
+from .candidate import Mutation, Operator
 from .syntax import Offsets, attributes_of, enclosing, names_in_scope, text_of
 
-COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+__all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
 COMPARISON_ORDER = {
     "<": ("<=", ">", "!=", ">=", "=="), "<=": ("<", ">=", "==", ">", "!="), ">": (">=", "<", "!=", "<=", "=="),
@@ -39,17 +39,6 @@ SIBLINGS = {
 RETURN_VALUES = ("None", "0", "[]", "True", "False", '""', "1", "[[]]")
 BLOCKS = ("block",)
 LOOPS = ("for_statement", "while_statement")
-
-
-@dataclass(frozen=True)
-class Mutation:
-    operator: str
-    edit: TextEdit
-    summary: str
-    weight: float = 1.0  # within one operator: how likely this variant is, relative to the others
-
-
-Operator = Callable[[Node, Offsets], Iterable[Mutation]]
 
 
 def _replace(node: Node, off: Offsets, new: str) -> TextEdit:
