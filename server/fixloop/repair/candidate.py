@@ -23,6 +23,11 @@ class Mutation:
     summary: str
     weight: float = 1.0  # within one operator: how likely this variant is, relative to the others
 
+    @staticmethod
+    def replacing(operator: str, node: Node, off: Offsets, new: str, summary: str, weight: float = 1.0) -> Mutation:
+        """`node`'s text replaced by `new`."""
+        return Mutation(operator, TextEdit(off.char(node.start_byte), off.char(node.end_byte), new), summary, weight)
+
 
 Operator = Callable[[Node, Offsets], Iterable[Mutation]]
 

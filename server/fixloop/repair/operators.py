@@ -13,6 +13,7 @@ from tree_sitter import Node
 
 from ..core.patch import TextEdit
 from .candidate import Mutation, Operator
+from .reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from .syntax import Offsets, attributes_of, enclosing, names_in_scope, text_of
 
 __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
@@ -23,9 +24,7 @@ COMPARISON_ORDER = {
 }
 ARITHMETIC = {"+": ("-", "*"), "-": ("+",), "*": ("/", "//", "+", "**"), "/": ("*", "//"), "//": ("/", "%", "*"),
               "%": ("//",), "**": ("*",)}
-AUGMENTED = {"+=": ("-=", "="), "-=": ("+=", "="), "*=": ("/=", "//="), "/=": ("*=",), "//=": ("/=",), "=": ("+=",)}
 BOOLEAN = {"and": "or", "or": "and"}
-NON_COMMUTATIVE = ("-", "/", "//", "%", "**", "<", "<=", ">", ">=")
 # Functions and methods that are easy to confuse with each other.
 SIBLINGS = {
     "min": ("max",), "max": ("min",), "any": ("all",), "all": ("any",), "append": ("extend",),
@@ -80,19 +79,6 @@ def arithmetic_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
             yield Mutation("arithmetic_swap", _replace(op, off, new), f"{text_of(op)} -> {new}")
 
 
-def augmented_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in ("augmented_assignment", "assignment"):
-        return
-    op = node.child_by_field_name("operator") if node.type == "augmented_assignment" else next(
-        (c for c in node.children if not c.is_named and text_of(c) == "="), None)
-    if op is None or text_of(op) not in AUGMENTED or node.child_by_field_name("right") is None:
-        return
-    if node.type == "assignment" and node.child_by_field_name("left").type != "identifier":  # type: ignore[union-attr]
-        return
-    for new in AUGMENTED[text_of(op)]:
-        yield Mutation("augmented_swap", _replace(op, off, new), f"{text_of(op)} -> {new}")
-
-
 def boolean_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
     op = node.child_by_field_name("operator") if node.type == "boolean_operator" else None
     if op is not None and text_of(op) in BOOLEAN:
@@ -140,16 +126,6 @@ def drop_operand(node: Node, off: Offsets) -> Iterator[Mutation]:
     if left is not None and right is not None:
         yield Mutation("drop_operand", _replace(node, off, text_of(left)), f"{text_of(node)} -> {text_of(left)}")
         yield Mutation("drop_operand", _replace(node, off, text_of(right)), f"{text_of(node)} -> {text_of(right)}")
-
-
-def swap_operands(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in ("binary_operator", "comparison_operator") or node.named_child_count != 2:
-        return
-    op = next((c for c in node.children if not c.is_named), None)
-    left, right = node.named_children
-    if op is not None and text_of(op) in NON_COMMUTATIVE:
-        new = f"{text_of(right)} {text_of(op)} {text_of(left)}"
-        yield Mutation("swap_operands", _replace(node, off, new), f"{text_of(node)} -> {new}")
 
 
 def swap_arguments(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -332,6 +308,10 @@ DEFAULT_PRIORS: dict[str, float] = {
     "negate_condition": 0.6, "remove_not": 0.7, "drop_clause": 0.4, "replace_return": 0.35,
     "delete_statement": 0.3, "insert_control": 0.5, "insert_return": 0.6,
 }
+
+# Operator families kept in modules of their own; each adds its operators and their priors here.
+OPERATORS += REORDER_OPERATORS
+DEFAULT_PRIORS.update(REORDER_PRIORS)
 
 
 def apply_operators(nodes: Iterable[Node], off: Offsets, operators: Iterable[Operator] = OPERATORS) -> Iterator[Mutation]:
