@@ -83,20 +83,40 @@ def ranked(candidates: Iterable[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (-c.score, c.path, c.edits[0].start, c.operator))
 
 
-def pair_candidates(singles: list[Candidate], top_lines: int = 3, per_line: int = 10, limit: int = 200) -> Iterator[Candidate]:
-    """Two edits at once, drawn from the best few lines only (the search space grows quadratically)."""
+PAIR_LINES = 8  # lines a pair may draw from: the spectrum's best, well beyond the top three
+PAIR_PER_LINE = 6  # best singles per line in the pool
+HELPED = 4.0  # a half that made a failing test pass is a partial fix: pairs with it first
+SAME_EDIT = 2.0  # the same edit at two places (one slip made twice) is the commonest two-place fix
+
+
+def pair_candidates(singles: list[Candidate], top_lines: int = PAIR_LINES, per_line: int = PAIR_PER_LINE,
+                    limit: int = 200, helped: Mapping[Candidate, float] | None = None) -> Iterator[Candidate]:
+    """Two edits at once, from the best `top_lines` lines (the space grows quadratically), best first.
+
+    A pair scores the product of its halves, times HELPED for each half that was a partial fix on its
+    own (`helped`: single -> share of the failing tests it made pass) and SAME_EDIT when both halves
+    make the same change. Among equals the smaller edit goes first.
+    """
+    helped = helped or {}
     by_line: dict[tuple[str, int], list[Candidate]] = {}
     for c in ranked(singles):
         by_line.setdefault((c.path, c.line), []).append(c)
     lines = sorted(by_line, key=lambda k: -by_line[k][0].score)[:top_lines]
     pool = [c for key in lines for c in by_line[key][:per_line]]
+    pool += [c for c in ranked(helped) if c not in pool]  # a partial fix pairs wherever it is
     pairs: list[Candidate] = []
     for a, b in itertools.combinations(pool, 2):
-        if a.path != b.path or _overlap(a.edits[0], b.edits[0]):
+        if a.path != b.path or any(_overlap(x, y) for x in a.edits for y in b.edits):
             continue
-        pairs.append(Candidate(a.path, a.line, (a.edits[0], b.edits[0]), f"{a.operator}+{b.operator}",
-                               f"{a.summary}; {b.line}: {b.summary}", a.score * b.score))
-    yield from ranked(pairs)[:limit]
+        if b.edits[0].start < a.edits[0].start:
+            a, b = b, a
+        boost = (1 + (HELPED - 1) * helped.get(a, 0.0)) * (1 + (HELPED - 1) * helped.get(b, 0.0))
+        if a.summary == b.summary and a.operator == b.operator:
+            boost *= SAME_EDIT
+        pairs.append(Candidate(a.path, a.line, a.edits + b.edits, f"{a.operator}+{b.operator}",
+                               f"{a.summary}; {b.line}: {b.summary}", a.score * b.score * boost))
+    pairs.sort(key=lambda c: (-c.score, sum(len(e.text) + e.end - e.start for e in c.edits), c.edits[0].start, c.operator))
+    yield from pairs[:limit]
 
 
 def _overlap(a: TextEdit, b: TextEdit) -> bool:
