@@ -196,3 +196,17 @@ def test_passing_runs_counts_only_passing_tests() -> None:
     spectra = {"t_fail": {"m.py": frozenset({1, 2})}, "t_p1": {"m.py": frozenset({1})},
                "t_p2": {"m.py": frozenset({1}), "tests/t.py": frozenset({4})}}
     assert passing_runs(spectra, {"t_fail"}, lambda p: p == "m.py") == {("m.py", 1): 2}
+
+
+def test_a_reversed_result_puts_the_order_operators_first() -> None:
+    from fixloop.repair.steer import steering
+
+    src = "def to_bits(n):\n    bits = ''\n    while n > 0:\n        bits = bits + str(n % 2)\n        n //= 2\n    return bits\n"
+    suspects = tuple(Suspect("m.py", line, 1.0) for line in range(2, 7))
+    reversed_ = Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message="assert '011' == '110'")
+    first = next(iter(MutationProposer().propose(ctx_for({"m.py": src}, suspects, failures=(reversed_,)))))
+    assert first.operator == "concat_order" and "bits = str(n % 2) + bits" in first.changes[0].after
+    other = Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message="assert '01' == '110'")
+    assert steering([other]) == {}
+    assert steering([Result("t", "failed", exc_type="AssertionError", message="assert -3 == 3")])["swap_operands"] > 1
+    assert steering([Result("t", "failed", exc_type="AssertionError", message="assert [2, 1, 3] == [1, 2, 3]")])

@@ -14,6 +14,7 @@ from ..core.ports import ProposalContext
 from .candidate import Candidate
 from .search import (PAIR_LINES, EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize,
                      single_candidates)
+from .steer import steered, steering
 from .templates import TEMPLATE_SCORE, Site, template_fixes
 
 __all__ = ["MutationProposer"]
@@ -60,7 +61,8 @@ class MutationProposer:
         self._made: dict[tuple[str, str], Candidate] = {}
         exposure = {(s.path, s.line): s.passing for s in ctx.suspects}
 
-        priors = run_priors(ctx)
+        failures = [r for r in ctx.baseline.failed if not ctx.target_tests or r.nodeid in ctx.target_tests]
+        priors = steered(run_priors(ctx), steering(failures))
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
         fixes = [f.rescored(f.score * float(priors.get(f.operator, 1.0))) for f in template_fixes(sites, ctx.sources)]

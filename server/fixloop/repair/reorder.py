@@ -31,7 +31,9 @@ AUGMENTED_ALL = {
     "/=": ("*=", "//=", "="), "//=": ("/=", "%=", ">>=", "*=", "="), "%=": ("//=", "="), "**=": ("*=", "="),
     "&=": ("|=", "^=", "="), "|=": ("&=", "^=", "+=", "="), "^=": ("|=", "&=", "="), "<<=": (">>=", "*=", "="),
     ">>=": ("<<=", "//=", "="), "@=": ("*=", "="),
-    "=": ("+=", "-=", "*=", "|=", "//=", "/=", "%=", "&=", "^=", "**=", "<<=", ">>="),
+    # Plain to augmented: the common accumulations only (each variant is one more candidate at every
+    # assignment of a suspicious line, and all of them come before any pair of edits).
+    "=": ("+=", "-=", "*=", "|=", "^=", "//="),
 }
 TARGETS = ("identifier", "attribute", "subscript")
 

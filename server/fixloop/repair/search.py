@@ -84,7 +84,7 @@ def ranked(candidates: Iterable[Candidate]) -> list[Candidate]:
 
 
 PAIR_LINES = 8  # lines a pair may draw from: the spectrum's best, well beyond the top three
-PAIR_PER_LINE = 6  # best singles per line in the pool
+PAIR_PER_LINE = 8  # best singles per line in the pool
 HELPED = 4.0  # a half that made a failing test pass is a partial fix: pairs with it first
 SAME_EDIT = 2.0  # the same edit at two places (one slip made twice) is the commonest two-place fix
 
