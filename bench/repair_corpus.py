@@ -1,8 +1,9 @@
 """Run the offline repair engine (no model, no memory) on every project under bench/bugs/.
 
-Each bug is copied without its hidden_check.py, fixed by a real `FixSession`, and the fix (if any)
-is applied to a second copy where the hidden check then runs. Prints fixed correctly / plausible
-but wrong / not fixed, the median and p90 time to a fix, and candidates per fix.
+Each bug is copied without its hidden_check.py and bench.toml, fixed by a real `FixSession`, and the
+fix (if any) is applied to a second copy where the hidden check then runs. Prints fixed correctly /
+plausible but wrong / not fixed, the median and p90 time to a fix, and candidates per fix, per class
+of bug (`class = "..."` in the case's bench.toml; `one-token` without one) and in total.
 
     PYTHONPATH=server python bench/repair_corpus.py [--only NAME ...] [--jobs 2]
 """
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,9 @@ from fixloop.session import FixSession
 
 BUGS = Path(__file__).resolve().parent / "bugs"
 HIDDEN = "hidden_check.py"
+META = "bench.toml"  # the case's class: for the report, never shown to the engine
+CLASSES = ("one-token", "operand-order", "aug-assign", "two-edits", "missing-statement", "wrong-expression",
+           "call-arguments", "condition", "hanging")
 
 
 @dataclass
@@ -36,12 +41,20 @@ class Result:
     candidates: int
     plausible: int
     detail: str = ""
+    kind: str = "one-token"
+
+
+def bug_class(bug: Path) -> str:
+    try:
+        return str(tomllib.loads((bug / META).read_text()).get("class", "one-token"))
+    except FileNotFoundError:
+        return "one-token"
 
 
 def run_one(bug: Path, python: str, max_candidates: int, wall: float) -> Result:
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-") as tmp:
         work = Path(tmp) / bug.name
-        shutil.copytree(bug, work, ignore=shutil.ignore_patterns(HIDDEN, "__pycache__", ".fixloop"))
+        shutil.copytree(bug, work, ignore=shutil.ignore_patterns(HIDDEN, META, "__pycache__", ".fixloop"))
         settings, problems = load({"python": python, "offline": True, "max_candidates": max_candidates,
                                    "wall_seconds": wall, "memory": {"enabled": False}, "sandbox": {"backend": "none"}})
         assert not problems, problems
@@ -74,26 +87,36 @@ def main() -> None:
     started = time.monotonic()
     def one(bug: Path) -> Result:
         r = run_one(bug, args.python, args.max_candidates, args.wall)
-        print(f"{r.name:18} {r.verdict:10} {r.seconds:6.1f}s {r.candidates:4d} cand {r.plausible:2d} plaus  {r.detail}",
+        r.kind = bug_class(bug)
+        print(f"{r.name:18} {r.kind:17} {r.verdict:10} {r.seconds:6.1f}s {r.candidates:4d} cand {r.plausible:2d} plaus  {r.detail}",
               flush=True)
         return r
 
     with ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one, bugs))
-    correct = [r for r in results if r.verdict == "correct"]
-    wrong = [r for r in results if r.verdict == "wrong"]
-    fixed = correct + wrong
-    n = len(results)
     print()
-    print(f"bugs: {n}   fixed correctly: {len(correct)} ({100 * len(correct) / n:.0f}%)   "
-          f"plausible but wrong: {len(wrong)}   not fixed: {n - len(fixed)}")
-    if fixed:
-        times = sorted(r.seconds for r in fixed)
-        p90 = times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
-        print(f"time to fix: median {statistics.median(times):.1f}s   p90 {p90:.1f}s   "
-              f"candidates per fix: median {statistics.median(r.candidates for r in fixed):.0f}   "
-              f"mean {statistics.mean(r.candidates for r in fixed):.1f}")
+    print(f"{'class':18} {'bugs':>4} {'correct':>8} {'wrong':>6} {'not fixed':>9} {'median s':>9} {'p90 s':>6} "
+          f"{'cand/fix':>8}")
+    kinds = [k for k in CLASSES if any(r.kind == k for r in results)]
+    kinds += sorted({r.kind for r in results} - set(kinds))
+    for kind in kinds:
+        print(summary_row(kind, [r for r in results if r.kind == kind]))
+    print(summary_row("total", results))
     print(f"total wall time: {time.monotonic() - started:.0f}s (jobs={args.jobs}); LLM calls: 0 (offline)")
+
+
+def summary_row(label: str, results: list[Result]) -> str:
+    """One line of the table: counts, then time and candidates over the bugs that were fixed (right or wrong)."""
+    correct = sum(r.verdict == "correct" for r in results)
+    wrong = sum(r.verdict == "wrong" for r in results)
+    fixed = [r for r in results if r.verdict != "not_fixed"]
+    n = len(results)
+    cells = f"{label:18} {n:4d} {correct:4d} {100 * correct / n:2.0f}% {wrong:6d} {n - len(fixed):9d}"
+    if not fixed:
+        return cells + f" {'-':>9} {'-':>6} {'-':>8}"
+    times = sorted(r.seconds for r in fixed)
+    p90 = times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
+    return cells + f" {statistics.median(times):9.1f} {p90:6.1f} {statistics.median(r.candidates for r in fixed):8.0f}"
 
 
 if __name__ == "__main__":

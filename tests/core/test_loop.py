@@ -187,3 +187,36 @@ def test_a_proposers_note_is_an_event_never_the_localizers_note() -> None:
     assert [e.data["message"] for e in events if e.kind == "note"] == ["the model stopped"]
     outcome, _, _ = _run([Giving(bad)], localizer=NoteLocalizer("test_b needs test_a first"))
     assert outcome.message == "no candidate made the failing tests pass (1 tried); test_b needs test_a first"
+
+
+class WithMeta:
+    """Yields (source, meta) pairs as patches: the meta is what the offline engine attaches."""
+
+    name, adaptive = "mutation", False
+
+    def __init__(self, items: list[tuple[str, dict[str, object]]]) -> None:
+        self.items = items
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+        for i, (text, meta) in enumerate(self.items):
+            yield Patch((FileChange("m.py", ctx.sources["m.py"], text),), self.name, f"op{i}", f"try {i}", meta)
+
+
+SAME_SIZE = "def double(x):\n    return  x + x\n"  # as small as GOOD: one line changed
+BIGGER = "def double(x):\n    return x + x\n# doubled\n"  # passes too, with a line more
+
+
+def test_overfitting_guard_prefers_a_fix_the_passing_tests_do_not_run_among_equally_small_ones() -> None:
+    outcome, _, _ = _run([WithMeta([(SAME_SIZE, {"exposure": 5}), (GOOD, {"exposure": 0})])])
+    assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD
+    assert outcome.plausible == 2
+    # found first with no exposure: an equally small one that passing tests run is not even tried
+    outcome, _, _ = _run([WithMeta([(GOOD, {"exposure": 0}), (SAME_SIZE, {"exposure": 5})])])
+    assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD and outcome.candidates_evaluated == 1
+
+
+def test_overfitting_guard_still_ranks_the_smallest_first() -> None:
+    outcome, _, _ = _run([WithMeta([(BIGGER, {"exposure": 0}), (GOOD, {"exposure": 9})])])
+    assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD
+    outcome, _, _ = _run([WithMeta([(GOOD, {"exposure": 9}), (BIGGER, {"exposure": 0})])])
+    assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD and outcome.candidates_evaluated == 1

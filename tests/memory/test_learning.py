@@ -158,3 +158,18 @@ def test_a_hunk_decision_keys_on_that_hunks_statement(memory: LearningMemory) ->
     assert decision["fault_shape"] == "ID = ID - NUM" and decision["hunk_id"] == "shop/price.py#1"
     assert "-        total = total - 1" in decision["diff"]
     assert memory.recall(_cinema_report(), {"cinema/t.py": CINEMA})  # the `if` fix was not the one rejected
+
+
+def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) -> None:
+    from fixloop.repair.operators import DEFAULT_PRIORS
+    from fixloop.repair.reorder import REORDER_PRIORS
+    from fixloop.repair.search import prior
+
+    for i in range(5):
+        _learn_fix(memory, run_id=f"run-{i}", operator="augmented_order",
+                   fixed=SHOP.replace("total = total - 1", "total = 1 - total"))
+    learned = memory.priors(_cinema_report())
+    assert learned["augmented_order"] == 1.25  # the name went in as the operator and came back as a factor
+    assert set(REORDER_PRIORS) <= set(DEFAULT_PRIORS)
+    assert prior("augmented_order", learned) == DEFAULT_PRIORS["augmented_order"] * 1.25
+    assert prior("concat_order", learned) == DEFAULT_PRIORS["concat_order"]

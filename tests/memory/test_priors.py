@@ -59,8 +59,8 @@ def test_exploration_puts_at_most_a_few_candidates_ahead_of_the_order() -> None:
     scores = {line: 1.0 - 0.05 * line for line in range(4, 9)}
     base = ranked(single_candidates("shop/p.py", SRC, scores, {}))
     assert len(base) > 10
-    # A draw that loves the operator the order likes least.
-    last_op = base[-1].operator
+    # A draw that loves the operator the order likes least (of those with enough candidates to fill the front).
+    last_op = next(c.operator for c in reversed(base) if sum(x.operator == c.operator for x in base) >= EXPLORE_MAX)
     draw = {EXPLORE_PREFIX + last_op: 50.0}
     explored = explore_first(base, draw)
     assert sorted(map(id, explored)) == sorted(map(id, base))

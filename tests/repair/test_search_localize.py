@@ -137,3 +137,76 @@ def test_spectrum_localizer_falls_back_to_tracebacks_without_coverage() -> None:
     loc = SpectrumLocalizer(FakeCoverage({}, ()), lambda p: p.startswith("tests/"))
     suspects = loc.localize(Report((target,)), {"m.py": "def f():\n    return 1\n"}, ("tests/test_m.py::t",))
     assert loc.tool == "traceback" and suspects[0].line == 2
+
+
+FIVE = "def f(a, b, c, d, e):\n    v = a - 1\n    w = b - 1\n    x = c - 1\n    y = d - 1\n    z = e - 1\n    return v + w + x + y + z\n"
+
+
+def test_pairs_reach_beyond_the_three_best_lines() -> None:
+    singles = single_candidates("m.py", FIVE, {2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6, 6: 0.5}, {})
+    lines = {(p.line, int(p.summary.split("; ")[1].split(":")[0])) for p in pair_candidates(singles, limit=10_000)}
+    assert (2, 6) in lines and (5, 6) in lines
+    assert all(len(p.edits) == 2 for p in pair_candidates(singles, limit=50))
+
+
+def test_a_partial_fix_is_paired_first() -> None:
+    singles = single_candidates("m.py", FIVE, {2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6, 6: 0.5}, {})
+    partial = next(c for c in singles if c.line == 6 and c.summary == "- -> +")
+    first = next(iter(pair_candidates(singles, helped={partial: 0.5})))
+    assert partial.edits[0] in first.edits
+
+
+def test_the_same_edit_at_two_places_comes_before_two_different_ones() -> None:
+    src = "def f(a, b):\n    x = a - 1\n    y = b - 1\n    return x * y\n"
+    singles = single_candidates("m.py", src, {2: 1.0, 3: 1.0}, {})
+    first = next(iter(pair_candidates(singles)))
+    assert first.summary.count("- -> +") == 2 or first.summary.count("1 -> 2") == 2
+
+
+def test_the_proposer_learns_partial_fixes_from_the_attempts_so_far() -> None:
+    from fixloop.core.model import Attempt
+
+    failures = (Result("tests/test_m.py::a", "failed", exc_type="AssertionError"),
+                Result("tests/test_m.py::b", "failed", exc_type="AssertionError"))
+    ctx = ctx_for({"m.py": FIVE}, tuple(Suspect("m.py", n, 1.0 - n / 10) for n in range(2, 7)), failures=failures)
+    proposer = MutationProposer(max_pairs=5)
+    stream = proposer.propose(ctx)
+    partial = None
+    for patch in stream:
+        if patch.meta["kind"] == "pair":
+            break
+        if "z = e + 1" in patch.changes[0].after:  # the single at the least suspicious line fixes test a
+            partial = patch
+            report = Report((Result("tests/test_m.py::a", "passed"), Result("tests/test_m.py::b", "failed")))
+            ctx.attempts.append(Attempt(len(ctx.attempts) + 1, patch, "failed", report=report))
+    assert partial is not None and patch.meta["kind"] == "pair"
+    assert "z = e + 1" in patch.changes[0].after  # the first pair builds on the partial fix
+
+
+def test_exposure_is_the_passing_tests_that_run_the_changed_line() -> None:
+    ctx = ctx_for({"m.py": SRC}, (Suspect("m.py", 2, 1.0, passing=3), Suspect("m.py", 3, 0.9, passing=0)))
+    patches = list(MutationProposer(max_pairs=0).propose(ctx))
+    assert {p.meta["exposure"] for p in patches if p.meta["line"] == 2} == {3}
+    assert {p.meta["exposure"] for p in patches if p.meta["line"] == 3} == {0}
+
+
+def test_passing_runs_counts_only_passing_tests() -> None:
+    from fixloop.repair.localize import passing_runs
+
+    spectra = {"t_fail": {"m.py": frozenset({1, 2})}, "t_p1": {"m.py": frozenset({1})},
+               "t_p2": {"m.py": frozenset({1}), "tests/t.py": frozenset({4})}}
+    assert passing_runs(spectra, {"t_fail"}, lambda p: p == "m.py") == {("m.py", 1): 2}
+
+
+def test_a_reversed_result_puts_the_order_operators_first() -> None:
+    from fixloop.repair.steer import steering
+
+    src = "def to_bits(n):\n    bits = ''\n    while n > 0:\n        bits = bits + str(n % 2)\n        n //= 2\n    return bits\n"
+    suspects = tuple(Suspect("m.py", line, 1.0) for line in range(2, 7))
+    reversed_ = Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message="assert '011' == '110'")
+    first = next(iter(MutationProposer().propose(ctx_for({"m.py": src}, suspects, failures=(reversed_,)))))
+    assert first.operator == "concat_order" and "bits = str(n % 2) + bits" in first.changes[0].after
+    other = Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message="assert '01' == '110'")
+    assert steering([other]) == {}
+    assert steering([Result("t", "failed", exc_type="AssertionError", message="assert -3 == 3")])["swap_operands"] > 1
+    assert steering([Result("t", "failed", exc_type="AssertionError", message="assert [2, 1, 3] == [1, 2, 3]")])

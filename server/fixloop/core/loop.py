@@ -174,7 +174,7 @@ class _Run:
                 self.lookahead += 1
                 if self.lookahead > self.task.limits.plausible_lookahead:
                     return None
-                if patch_size(patch) >= patch_size(self.winner):
+                if _preference(patch) >= _preference(self.winner):
                     continue
             if patch.key() in self.seen:
                 continue
@@ -217,7 +217,7 @@ class _Run:
                          tokens=_usage(ports).tokens, **_counts(attempt.report))
         if attempt.status == "plausible":
             self.plausible.append(patch)
-            self.winner = _smallest(self.plausible)
+            self.winner = min(self.plausible, key=_preference)
             self.learn(attempt, ctx)
             return attempt
         attempt = replace(attempt, reflection=_reflect(proposer, attempt, ctx, self.targets))
@@ -366,8 +366,10 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
     return Reflection(signature=signature)
 
 
-def _smallest(plausible: list[Patch]) -> Patch:
-    return min(plausible, key=patch_size)
+def _preference(patch: Patch) -> tuple[int, float]:
+    """Smaller first; among equally small fixes, the one fewer passing tests run (`exposure`, when known)."""
+    exposure = patch.meta.get("exposure", 0)
+    return patch_size(patch), float(exposure) if isinstance(exposure, (int, float)) else 0.0
 
 
 def _usage(ports: Ports) -> Usage:

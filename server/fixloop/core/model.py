@@ -138,6 +138,7 @@ class Suspect:
     line: int
     score: float
     reason: str = ""
+    passing: int = 0  # passing tests that ran this line (from the spectrum): what a change here may disturb
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,19 @@ def ochiai(
     return {key: f / math.sqrt(total_failed * (f + ep.get(key, 0))) for key, f in ef.items()}
 
 
+def passing_runs(spectra: Mapping[str, Mapping[str, frozenset[int]]], failing: set[str],
+                 keep: Callable[[str], bool]) -> dict[tuple[str, int], int]:
+    """How many passing tests executed each line of a kept file."""
+    out: dict[tuple[str, int], int] = {}
+    for test, files in spectra.items():
+        if test not in failing:
+            for path, lines in files.items():
+                if keep(path):
+                    for line in lines:
+                        out[(path, line)] = out.get((path, line), 0) + 1
+    return out
+
+
 def dependency_note(report: TestReport, target_tests: Sequence[str]) -> str:
     """When every failure is raised outside the project, say where: the bug may not be ours to fix."""
     places: set[str] = set()
@@ -140,6 +153,7 @@ class SpectrumLocalizer:
             self.tool = "traceback"
             return ranked
         self.tool = "spectrum"
+        ran = passing_runs(spectra, failing, lambda p: p in sources)
         tb = {(s.path, s.line): s for s in ranked}
         out: list[Suspect] = []
         for key in set(scores) | set(tb):
@@ -147,7 +161,7 @@ class SpectrumLocalizer:
             frame = tb[key].score if key in tb else 0.0
             score = self.weight * spectrum + (1 - self.weight) * frame
             reason = f"ochiai {spectrum:.2f}" + (f"; {tb[key].reason}" if key in tb else "")
-            out.append(Suspect(key[0], key[1], round(score, 6), reason))
+            out.append(Suspect(key[0], key[1], round(score, 6), reason, ran.get(key, 0)))
         return tuple(sorted(out, key=lambda s: (-s.score, s.path, s.line)))
 
 

@@ -9,22 +9,15 @@ from __future__ import annotations
 from typing import Iterator, Mapping
 
 from ..core.model import FileChange, Patch, Suspect
+from ..core.patch import TextEdit
 from ..core.ports import ProposalContext
-from .operators import Mutation, OPERATORS, Operator
-from .search import EXPLORE_PREFIX, Candidate, editable, explore_first, pair_candidates, ranked, realize, single_candidates
-from .syntax import Offsets, parse, walk
+from .candidate import Candidate
+from .search import (PAIR_LINES, EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize,
+                     single_candidates)
+from .steer import steered, steering
 from .templates import TEMPLATE_SCORE, Site, template_fixes
 
-__all__ = ["MutationProposer", "Mutation", "mutations_at", "OPERATORS"]
-
-
-def mutations_at(text: str, lines: set[int], operators: tuple[Operator, ...] = OPERATORS) -> Iterator[Mutation]:
-    """Every mutation whose node starts on one of `lines` (1-based): the catalog at a glance."""
-    off = Offsets(text)
-    for node in walk(parse(text).root_node):
-        if node.start_point[0] + 1 in lines:
-            for op in operators:
-                yield from op(node, off)
+__all__ = ["MutationProposer"]
 
 
 def run_priors(ctx: ProposalContext) -> dict[str, float]:
@@ -40,38 +33,65 @@ def run_priors(ctx: ProposalContext) -> dict[str, float]:
     return out
 
 
+def _lines_run(text: str, edit: TextEdit) -> tuple[int, ...]:
+    """Lines whose execution reaches the edit: its own, and for code inserted at a line start the line
+    before it too (inserted after that statement or before the next, it runs when they do)."""
+    line = text.count("\n", 0, edit.start) + 1
+    inserted_at_start = edit.start == edit.end and (edit.start == 0 or text[edit.start - 1] == "\n")
+    return (line - 1, line) if inserted_at_start else (line,)
+
+
 class MutationProposer:
     """Offline candidates, best first. `skipped` tells which files were left alone and why."""
 
     name = "mutation"
     adaptive = False
 
-    def __init__(self, max_suspect_lines: int = 40, pair_lines: int = 3, max_pairs: int = 200) -> None:
+    def __init__(self, max_suspect_lines: int = 40, pair_lines: int = PAIR_LINES, max_pairs: int = 200) -> None:
         self.max_suspect_lines = max_suspect_lines
         self.pair_lines = pair_lines
         self.max_pairs = max_pairs
         self.skipped: dict[str, str] = {}
+        self._made: dict[tuple[str, str], Candidate] = {}  # (path, source) -> the single that made it
 
     def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
         suspects = [s for s in ctx.suspects if s.path in ctx.sources and not ctx.is_test_file(s.path)]
         lines_by_path = self._line_scores(suspects[: self.max_suspect_lines], ctx.sources)
         seen: set[str] = set()
+        self._made: dict[tuple[str, str], Candidate] = {}
+        exposure = {(s.path, s.line): s.passing for s in ctx.suspects}
 
-        priors = run_priors(ctx)
+        failures = [r for r in ctx.baseline.failed if not ctx.target_tests or r.nodeid in ctx.target_tests]
+        priors = steered(run_priors(ctx), steering(failures))
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
-        fixes = [Candidate(f.path, f.edits, f.operator, f"{f.path}: {f.summary}",
-                           f.score * float(priors.get(f.operator, 1.0)),
-                           ctx.sources[f.path].count("\n", 0, f.edits[0].start) + 1)
-                 for f in template_fixes(sites, ctx.sources)]
+        fixes = [f.rescored(f.score * float(priors.get(f.operator, 1.0))) for f in template_fixes(sites, ctx.sources)]
         aimed = [c for c in fixes if c.score >= TEMPLATE_SCORE]
-        yield from self._patches(ranked(aimed), ctx.sources, seen, "template")
+        yield from self._patches(ranked(aimed), ctx.sources, seen, "template", exposure)
 
         singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
             singles.extend(single_candidates(path, ctx.sources[path], scores, priors))
-        yield from self._patches(explore_first(ranked(singles), priors), ctx.sources, seen, "")
-        yield from self._patches(pair_candidates(singles, self.pair_lines, limit=self.max_pairs), ctx.sources, seen, "pair")
+        yield from self._patches(explore_first(ranked(singles), priors), ctx.sources, seen, "", exposure)
+        yield from self._patches(self._pairs(ctx, singles), ctx.sources, seen, "pair", exposure)
+
+    def _pairs(self, ctx: ProposalContext, singles: list[Candidate]) -> Iterator[Candidate]:
+        """Pairs, once every single was tried: by then `ctx.attempts` says which singles were partial fixes."""
+        yield from pair_candidates(singles, self.pair_lines, limit=self.max_pairs, helped=self._helped(ctx))
+
+    def _helped(self, ctx: ProposalContext) -> dict[Candidate, float]:
+        """Single candidates that made some failing test pass, with the share of those tests they fixed."""
+        failing = set(ctx.target_tests) or {r.nodeid for r in ctx.baseline.failed}
+        out: dict[Candidate, float] = {}
+        for attempt in ctx.attempts:
+            change = attempt.patch.changes[0] if len(attempt.patch.changes) == 1 else None
+            made = self._made.get((change.path, change.after)) if change is not None else None
+            if made is None or attempt.report is None or not failing:
+                continue
+            fixed = {r.nodeid for r in attempt.report.results if r.outcome == "passed"} & failing
+            if fixed:
+                out[made] = len(fixed) / len(failing)
+        return out
 
     def _line_scores(self, suspects: list[Suspect], sources: Mapping[str, str]) -> dict[str, dict[int, float]]:
         out: dict[str, dict[int, float]] = {}
@@ -103,10 +123,15 @@ class MutationProposer:
         return [s for s in unique.values() if not editable(ctx.sources[s.path])]
 
     def _patches(self, candidates: Iterator[Candidate] | list[Candidate], sources: Mapping[str, str],
-                 seen: set[str], kind: str) -> Iterator[Patch]:
+                 seen: set[str], kind: str, exposure: Mapping[tuple[str, int], int]) -> Iterator[Patch]:
         for c in candidates:
             after = realize(c, sources, seen)
             if after is None:
                 continue
-            meta = {"score": round(c.score, 4), "line": c.line, "kind": kind or "single"}
-            yield Patch((FileChange(c.path, sources[c.path], after),), self.name, c.operator, c.summary, meta)
+            if kind != "pair":
+                self._made[(c.path, after)] = c
+            # The overfitting guard prefers, among equally small fixes, the one fewer passing tests run.
+            lines = {ln for e in c.edits for ln in _lines_run(sources[c.path], e)}
+            meta = {"score": round(c.score, 4), "line": c.line, "kind": kind or "single",
+                    "exposure": max(exposure.get((c.path, ln), 0) for ln in lines)}
+            yield Patch((FileChange(c.path, sources[c.path], after),), self.name, c.operator, c.label, meta)

@@ -7,15 +7,16 @@ already tried. Operators look at one node (and, for names, the scope around it),
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from tree_sitter import Node
 
 from ..core.patch import TextEdit
+from .candidate import Mutation, Operator
+from .reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from .syntax import Offsets, attributes_of, enclosing, names_in_scope, text_of
 
-COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+__all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
 COMPARISON_ORDER = {
     "<": ("<=", ">", "!=", ">=", "=="), "<=": ("<", ">=", "==", ">", "!="), ">": (">=", "<", "!=", "<=", "=="),
@@ -23,9 +24,7 @@ COMPARISON_ORDER = {
 }
 ARITHMETIC = {"+": ("-", "*"), "-": ("+",), "*": ("/", "//", "+", "**"), "/": ("*", "//"), "//": ("/", "%", "*"),
               "%": ("//",), "**": ("*",)}
-AUGMENTED = {"+=": ("-=", "="), "-=": ("+=", "="), "*=": ("/=", "//="), "/=": ("*=",), "//=": ("/=",), "=": ("+=",)}
 BOOLEAN = {"and": "or", "or": "and"}
-NON_COMMUTATIVE = ("-", "/", "//", "%", "**", "<", "<=", ">", ">=")
 # Functions and methods that are easy to confuse with each other.
 SIBLINGS = {
     "min": ("max",), "max": ("min",), "any": ("all",), "all": ("any",), "append": ("extend",),
@@ -39,17 +38,6 @@ SIBLINGS = {
 RETURN_VALUES = ("None", "0", "[]", "True", "False", '""', "1", "[[]]")
 BLOCKS = ("block",)
 LOOPS = ("for_statement", "while_statement")
-
-
-@dataclass(frozen=True)
-class Mutation:
-    operator: str
-    edit: TextEdit
-    summary: str
-    weight: float = 1.0  # within one operator: how likely this variant is, relative to the others
-
-
-Operator = Callable[[Node, Offsets], Iterable[Mutation]]
 
 
 def _replace(node: Node, off: Offsets, new: str) -> TextEdit:
@@ -89,19 +77,6 @@ def arithmetic_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
     if op is not None and text_of(op) in ARITHMETIC:
         for new in ARITHMETIC[text_of(op)]:
             yield Mutation("arithmetic_swap", _replace(op, off, new), f"{text_of(op)} -> {new}")
-
-
-def augmented_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in ("augmented_assignment", "assignment"):
-        return
-    op = node.child_by_field_name("operator") if node.type == "augmented_assignment" else next(
-        (c for c in node.children if not c.is_named and text_of(c) == "="), None)
-    if op is None or text_of(op) not in AUGMENTED or node.child_by_field_name("right") is None:
-        return
-    if node.type == "assignment" and node.child_by_field_name("left").type != "identifier":  # type: ignore[union-attr]
-        return
-    for new in AUGMENTED[text_of(op)]:
-        yield Mutation("augmented_swap", _replace(op, off, new), f"{text_of(op)} -> {new}")
 
 
 def boolean_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -151,16 +126,6 @@ def drop_operand(node: Node, off: Offsets) -> Iterator[Mutation]:
     if left is not None and right is not None:
         yield Mutation("drop_operand", _replace(node, off, text_of(left)), f"{text_of(node)} -> {text_of(left)}")
         yield Mutation("drop_operand", _replace(node, off, text_of(right)), f"{text_of(node)} -> {text_of(right)}")
-
-
-def swap_operands(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in ("binary_operator", "comparison_operator") or node.named_child_count != 2:
-        return
-    op = next((c for c in node.children if not c.is_named), None)
-    left, right = node.named_children
-    if op is not None and text_of(op) in NON_COMMUTATIVE:
-        new = f"{text_of(right)} {text_of(op)} {text_of(left)}"
-        yield Mutation("swap_operands", _replace(node, off, new), f"{text_of(node)} -> {new}")
 
 
 def swap_arguments(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -343,6 +308,10 @@ DEFAULT_PRIORS: dict[str, float] = {
     "negate_condition": 0.6, "remove_not": 0.7, "drop_clause": 0.4, "replace_return": 0.35,
     "delete_statement": 0.3, "insert_control": 0.5, "insert_return": 0.6,
 }
+
+# Operator families kept in modules of their own; each adds its operators and their priors here.
+OPERATORS += REORDER_OPERATORS
+DEFAULT_PRIORS.update(REORDER_PRIORS)
 
 
 def apply_operators(nodes: Iterable[Node], off: Offsets, operators: Iterable[Operator] = OPERATORS) -> Iterator[Mutation]:

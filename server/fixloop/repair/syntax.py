@@ -146,7 +146,3 @@ def attributes_of(root: Node, owner: str) -> list[str]:
             if obj is not None and attr is not None and text_of(obj) == owner:
                 out.setdefault(text_of(attr), None)
     return list(out)
-
-
-def line_of(node: Node) -> int:
-    return node.start_point[0] + 1

@@ -19,7 +19,7 @@ from tree_sitter import Node
 
 from ..core.model import TestResult
 from ..core.patch import TextEdit
-from .operators import RETURN_VALUES
+from .candidate import Candidate
 from .syntax import Offsets, attributes_of, enclosing, names_in_scope, parse, text_of, walk
 
 TEMPLATE_SCORE = 2.0  # above any single mutation: a template is aimed at the error itself
@@ -37,16 +37,12 @@ class Site:
     score: float = TEMPLATE_SCORE  # a site guessed from suspects (a failed assert in a test) scores lower
 
 
-@dataclass(frozen=True)
-class Fix:
-    path: str
-    edits: tuple[TextEdit, ...]
-    operator: str
-    summary: str
-    score: float = TEMPLATE_SCORE
+Template = Callable[[Site, str, Offsets, Node], Iterator[Candidate]]
 
 
-Template = Callable[[Site, str, Offsets, Node], Iterator[Fix]]
+def _fix(site: Site, off: Offsets, edit: TextEdit, operator: str, summary: str) -> Candidate:
+    """A template's edit, ranked as its site is (aimed at an error, or guessed from the suspects)."""
+    return Candidate.placed(site.path, off.text, (edit,), operator, summary, site.score)
 
 
 def _nodes_on(root: Node, line: int, kind: str) -> list[Node]:
@@ -60,7 +56,7 @@ def _statement_of(node: Node) -> Node | None:
     return cur
 
 
-def _guard_before(node: Node, off: Offsets, condition: str, site: Site, op: str) -> Iterator[Fix]:
+def _guard_before(node: Node, off: Offsets, condition: str, site: Site, op: str) -> Iterator[Candidate]:
     """`if <condition>: return <value>` just before the statement holding `node`."""
     stmt = _statement_of(node)
     if stmt is None or enclosing(stmt, "function_definition") is None:
@@ -72,21 +68,21 @@ def _guard_before(node: Node, off: Offsets, condition: str, site: Site, op: str)
         return
     for value in GUARD_VALUES:
         text = f"{indent}if {condition}:\n{indent}    return {value}\n"
-        yield Fix(site.path, (TextEdit(line_start, line_start, text),), op, f"guard: if {condition}: return {value}")
+        yield _fix(site, off, TextEdit(line_start, line_start, text), op, f"guard: if {condition}: return {value}")
 
 
-def name_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def name_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     m = re.search(r"name '(\w+)' is not defined", site.result.message)
     if site.result.exc_type != "NameError" or not m:
         return
     name = m.group(1)
     if name in STDLIB:
         at = _import_position(root, off)
-        yield Fix(site.path, (TextEdit(at, at, f"import {name}\n"),), "add_import", f"import {name}")
+        yield _fix(site, off, TextEdit(at, at, f"import {name}\n"), "add_import", f"import {name}")
     for node in _nodes_on(root, site.line, "identifier"):
         if text_of(node) == name:
             for other in difflib.get_close_matches(name, names_in_scope(node), n=3, cutoff=0.6):
-                yield Fix(site.path, (TextEdit(off.char(node.start_byte), off.char(node.end_byte), other),),
+                yield _fix(site, off, TextEdit(off.char(node.start_byte), off.char(node.end_byte), other),
                           "rename_name", f"{name} -> {other}")
 
 
@@ -104,7 +100,7 @@ def _import_position(root: Node, off: Offsets) -> int:
     return at
 
 
-def attribute_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def attribute_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     m = re.search(r"'(\w+)' object has no attribute '(\w+)'", site.result.message)
     if site.result.exc_type != "AttributeError" or not m:
         return
@@ -118,11 +114,11 @@ def attribute_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator
             continue
         known = [a for a in attributes_of(root, text_of(obj)) if a != attr]
         for other in difflib.get_close_matches(attr, known, n=3, cutoff=0.5):
-            yield Fix(site.path, (TextEdit(off.char(field.start_byte), off.char(field.end_byte), other),),
+            yield _fix(site, off, TextEdit(off.char(field.start_byte), off.char(field.end_byte), other),
                       "rename_attribute", f"{text_of(obj)}.{attr} -> {text_of(obj)}.{other}")
 
 
-def zero_division(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def zero_division(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     if site.result.exc_type != "ZeroDivisionError":
         return
     for node in _nodes_on(root, site.line, "binary_operator"):
@@ -131,7 +127,7 @@ def zero_division(site: Site, text: str, off: Offsets, root: Node) -> Iterator[F
             yield from _guard_before(node, off, f"not {text_of(right)}", site, "zero_guard")
 
 
-def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     if site.result.exc_type not in ("IndexError", "KeyError", "TypeError"):
         return
     none_subscript = "'NoneType' object is not subscriptable" in site.result.message
@@ -144,11 +140,11 @@ def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix
             continue
         if site.result.exc_type == "KeyError":
             start, end = off.char(node.start_byte), off.char(node.end_byte)
-            yield Fix(site.path, (TextEdit(start, end, f"{text_of(value)}.get({text_of(index)})"),),
+            yield _fix(site, off, TextEdit(start, end, f"{text_of(value)}.get({text_of(index)})"),
                       "key_get", f"{text_of(node)} -> .get()")
             for name in names_in_scope(node)[:8]:
                 if name not in (text_of(value), text_of(index)):
-                    yield Fix(site.path, (TextEdit(start, end, f"{text_of(value)}.get({text_of(index)}, {name})"),),
+                    yield _fix(site, off, TextEdit(start, end, f"{text_of(value)}.get({text_of(index)}, {name})"),
                               "key_get", f"{text_of(node)} -> .get(..., {name})")
         elif none_subscript:
             yield from _guard_before(node, off, f"{text_of(value)} is None", site, "none_guard")
@@ -156,7 +152,7 @@ def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix
             yield from _guard_before(node, off, f"not {text_of(value)}", site, "index_guard")
 
 
-def recursion_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def recursion_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     """A missing base case: insert `if <param> <test>: return <value>` at the top of the recursive function."""
     if site.result.exc_type != "RecursionError":
         return
@@ -182,11 +178,11 @@ def recursion_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator
             for test in (f"{p} == 0", f"{p} <= 1", f"{p} <= 0", f"not {p}", f"{p} == 1"):
                 for value in ("0", "1", p, "[]", "None", '""'):
                     snippet = f"{indent}if {test}:\n{indent}    return {value}\n"
-                    yield Fix(site.path, (TextEdit(line_start, line_start, snippet),), "base_case",
+                    yield _fix(site, off, TextEdit(line_start, line_start, snippet), "base_case",
                               f"base case: if {test}: return {value}")
 
 
-def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Fix]:
+def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     """`assert 1800 == 5400`: try literal changes that close the gap between actual and expected."""
     if site.result.exc_type != "AssertionError":
         return
@@ -208,8 +204,8 @@ def assertion_literals(site: Site, text: str, off: Offsets, root: Node) -> Itera
             if isinstance(new, float) and new.is_integer() and node.type == "integer":
                 new = int(new)
             if new != value and new >= 0:
-                yield Fix(site.path, (TextEdit(off.char(node.start_byte), off.char(node.end_byte), repr(new)),),
-                          "assert_literal", f"{value} -> {new} (expected {expected!r}, got {actual!r})", site.score)
+                yield _fix(site, off, TextEdit(off.char(node.start_byte), off.char(node.end_byte), repr(new)),
+                          "assert_literal", f"{value} -> {new} (expected {expected!r}, got {actual!r})")
 
 
 def _literals_feeding(root: Node, line: int) -> list[Node]:
@@ -239,7 +235,7 @@ TEMPLATES: tuple[Template, ...] = (name_error, attribute_error, zero_division, i
                                    assertion_literals)
 
 
-def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Fix]:
+def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Candidate]:
     for site in sites:
         text = sources.get(site.path)
         if text is None:
@@ -247,5 +243,4 @@ def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Fi
         root = parse(text).root_node
         off = Offsets(text)
         for template in TEMPLATES:
-            for fix in template(site, text, off, root):
-                yield fix if fix.score == site.score else Fix(fix.path, fix.edits, fix.operator, fix.summary, site.score)
+            yield from template(site, text, off, root)
