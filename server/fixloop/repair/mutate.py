@@ -10,7 +10,8 @@ from typing import Iterator, Mapping
 
 from ..core.model import FileChange, Patch, Suspect
 from ..core.ports import ProposalContext
-from .operators import Mutation, OPERATORS, Operator
+from .catalog import OPERATORS
+from .operators import Mutation, Operator
 from .search import EXPLORE_PREFIX, Candidate, editable, explore_first, pair_candidates, ranked, realize, single_candidates
 from .syntax import Offsets, parse, walk
 from .templates import TEMPLATE_SCORE, Site, template_fixes
