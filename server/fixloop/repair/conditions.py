@@ -69,29 +69,29 @@ def widen_condition(node: Node, off: Offsets) -> Iterator[Mutation]:
     if cond is None or fn is None or cond.type in CONSTANTS:
         return
     f = facts(fn)
-    old = text_of(cond)
-    grouped = f"({old})" if cond.type in ("boolean_operator", "conditional_expression", "not_operator") else old
+    grouped = f"({text_of(cond)})" if cond.type in ("boolean_operator", "conditional_expression", "not_operator") else text_of(cond)
     count = 0
-    for new, weight, summary in _clauses(cond, f, old, grouped):
+    for new, weight, summary in _clauses(cond, f, grouped, node.type == "while_statement"):
         if count >= CLAUSE_CAP:
             return
         count += 1
         yield replacing("widen_condition", cond, off, new, summary, weight)
 
 
-def _clauses(cond: Node, f: Facts, old: str, grouped: str) -> Iterator[tuple[str, float, str]]:
+def _clauses(cond: Node, f: Facts, grouped: str, loop: bool) -> Iterator[tuple[str, float, str]]:
+    """Guards first: a loop goes on only while the object exists, a branch is taken when it is missing."""
     objects = [text_of(n.child_by_field_name("object")) for n in walk(cond)  # type: ignore[arg-type]
                if n.type == "attribute" and n.child_by_field_name("object") is not None
                and n.child_by_field_name("object").type == "identifier"]  # type: ignore[union-attr]
     used = reads(cond)
     for name in dict.fromkeys(o for o in objects if o in f.locals):
-        yield f"{name} is None or {grouped}", 1.0, f"guard: {name} is None or ..."
+        yield f"{name} is not None and {grouped}", 1.0 if loop else 0.5, f"guard: {name} is not None and ..."
+        yield f"{name} is None or {grouped}", 0.5 if loop else 1.0, f"guard: {name} is None or ..."
     unseen = [n for n in prefer(f.params, set()) + f.locals if n not in used and n in f.sequences]
     for name in dict.fromkeys(unseen):
         yield f"not {name} or {grouped}", 0.8, f"guard: not {name} or ..."
     for name in dict.fromkeys(n for n in f.locals if n not in used and n in f.sequences):
         yield f"{grouped} and {name}", 0.5, f"narrow: ... and {name}"
-    del old
 
 
 def return_check(node: Node, off: Offsets) -> Iterator[Mutation]:
