@@ -86,6 +86,8 @@ def _note(node: Node, out: Facts) -> None:
             out.assigned.add(text_of(left))
             if right is not None:
                 _initial_value(text_of(left), right, out)
+                if kind == "augmented_assignment" and text_of(left) in out.numbers and right.type == "identifier":
+                    out.numbers.add(text_of(right))  # a number grows by a number
     elif kind in ("for_statement", "while_statement"):
         out.has_loop = True
     elif kind == "for_in_clause":
@@ -223,9 +225,14 @@ def module_functions(node: Node) -> set[str]:
             if n.type == "function_definition" and n.child_by_field_name("name") is not None}
 
 
+def is_read(node: Node) -> bool:
+    """An identifier read as a value (not a target of an unpacking assignment either)."""
+    return _is_name_use(node) and node.parent is not None and node.parent.type not in TARGETS[2:]
+
+
 def reads(node: Node) -> set[str]:
     """Names read by an expression or statement (what must be in scope where it is copied)."""
-    return {text_of(n) for n in walk(node) if _is_name_use(n)}
+    return {text_of(n) for n in walk(node) if is_read(n)}
 
 
 def in_scope(node: Node) -> set[str]:

@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 from .context import Facts, compatible, enclosing_facts, facts, file_statements, function_of, in_scope, inserting, near_names, prefer
 from .operators import Mutation
-from .syntax import Offsets, text_of
+from .syntax import Offsets, enclosing, text_of, walk
 
 INSERT_CAP = 12  # statements tried at one insertion point
 MAX_COPY = 48  # characters: a longer statement is too specific to be missing elsewhere
@@ -63,18 +63,23 @@ def ingredients(node: Node, f: Facts) -> list[tuple[str, float]]:
     found: dict[str, float] = {}
 
     def add(text: str, weight: float) -> None:
-        found[text] = max(weight, found.get(text, 0.0))
+        if weight > 0:
+            found[text] = max(weight, found.get(text, 0.0))
 
+    # A loop's variable is bound inside that loop only (after it, it holds a stale last value).
+    unbound = (f.loop_vars | f.comprehended) - _loop_vars_around(node)
     for text, names in f.statements.items():
-        if names <= scope and len(text) <= MAX_COPY:
+        if names <= scope and not names & unbound and len(text) <= MAX_COPY:
             add(text, _copy_weight(text))
-            for old, new, adapted in _adaptations(text, names, f, near):
-                add(adapted, 0.5 if new in near else 0.35)
+            for adapted, new in _adaptations(text, names, f, near):
+                if new not in unbound:
+                    add(adapted, 0.5 if new in near else 0.35)
     for text, names in file_statements(node).items():
-        if text not in f.statements and names <= scope and len(text) <= MAX_COPY:
+        if text not in f.statements and names <= scope and not names & unbound and len(text) <= MAX_COPY:
             add(text, 0.7 * _copy_weight(text))
     for text, weight in _synthesized(f, near, enclosing_facts(node)[1:]):
-        add(text, weight)
+        if not _words(text) & unbound:
+            add(text, weight)
     for neighbour in (node, node.prev_named_sibling, node.next_named_sibling):
         if neighbour is not None:
             found.pop(text_of(neighbour), None)  # a twin of the statement beside it is never the missing one
@@ -91,14 +96,30 @@ def _copy_weight(text: str) -> float:
     return 1.0
 
 
-def _adaptations(text: str, names: frozenset[str], f: Facts, near: set[str]) -> Iterator[tuple[str, str, str]]:
-    """The statement with one local name replaced by another local (`out.append(x)` -> `out.append(rest)`)."""
+def _adaptations(text: str, names: frozenset[str], f: Facts, near: set[str]) -> Iterator[tuple[str, str]]:
+    """The statement with one local name replaced by another local of the same kind (`out.append(x)` ->
+    `out.append(rest)`); never by a name the statement already uses (`total += total`)."""
+    words = _words(text)
     for old in sorted(names & set(f.locals)):
-        for new in prefer(f.locals, near)[:4]:
-            if new != old and new not in names:
-                adapted = re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, text)
-                if adapted != text:
-                    yield old, new, adapted
+        for new in [n for n in prefer(f.locals, near) if n not in words and compatible(old, n, f)][:4]:
+            adapted = re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, text)
+            if adapted != text:
+                yield adapted, new
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text))
+
+
+def _loop_vars_around(node: Node) -> set[str]:
+    out: set[str] = set()
+    loop = enclosing(node, "for_statement")
+    while loop is not None:
+        left = loop.child_by_field_name("left")
+        if left is not None:
+            out.update(text_of(n) for n in walk(left) if n.type == "identifier")
+        loop = enclosing(loop, "for_statement")
+    return out
 
 
 def _synthesized(f: Facts, near: set[str], outer: list[Facts]) -> Iterator[tuple[str, float]]:

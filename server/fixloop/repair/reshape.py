@@ -18,9 +18,9 @@ from typing import Iterator
 
 from tree_sitter import Node
 
-from .context import Facts, facts, function_of, in_scope, module_functions, near_names, parenthesized, prefer, reads, \
+from .context import Facts, facts, function_of, in_scope, is_read, module_functions, near_names, parenthesized, prefer, reads, \
     replacing
-from .operators import Mutation, _is_name_use
+from .operators import Mutation
 from .syntax import Offsets, text_of, walk
 
 SHAPE_CAP = 6  # other expressions of the same shape tried in place of one
@@ -29,7 +29,7 @@ ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**")
 
 
 def reshape_name(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if not _is_name_use(node) or _is_callee(node):
+    if not is_read(node) or _is_callee(node):
         return
     fn = function_of(node)
     if fn is None:
@@ -114,7 +114,9 @@ def call_argument(node: Node, off: Offsets) -> Iterator[Mutation]:
     recursive = callee == f.name
     if not recursive and callee not in module_functions(node):
         return
-    scale = 1.0 if recursive else 0.6
+    # A recursive call that makes no progress is the classic non-terminating or wrong recursion: its
+    # arguments are among the first suspects, ahead of renames at the same line.
+    scale = 2.5 if recursive else 0.6
     positional = [a for a in args.named_children if a.type not in ("keyword_argument", "list_splat",
                                                                    "dictionary_splat", "comment")]
     others = _arguments_elsewhere(node, callee)
@@ -129,15 +131,15 @@ def _argument_options(arg: Node, f: Facts, near: set[str], elsewhere: list[str])
     used = reads(arg)
     if arg.type != "integer":
         yield f"{base} - 1", 1.0
-        yield f"{base} + 1", 0.9
+        yield f"{base} + 1", 1.0
     quantities = [n for n in prefer(f.locals, near) if n in f.numbers and n not in used][:OFFSETS_PER_ARGUMENT]
     if used & f.numbers or arg.type == "integer":
         for q in quantities:
-            yield f"{base} - {q}", 0.8
-            yield f"{base} + {q}", 0.6
+            yield f"{base} - {q}", 0.7
+            yield f"{base} + {q}", 0.5
     for other in elsewhere:
         if other != old:
-            yield other, 0.7
+            yield other, 0.6
     for name in prefer(f.locals, near)[:4]:
         if name != old and name not in used and arg.type != "identifier":
             yield name, 0.4  # a plain name in place of a name: replace_identifier's job
