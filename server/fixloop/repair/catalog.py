@@ -15,8 +15,8 @@ INGREDIENT_OPERATORS: tuple[Operator, ...] = (
 )
 
 INGREDIENT_PRIORS: dict[str, float] = {
-    "insert_statement": 0.3, "reshape_name": 0.3, "clamp": 0.3, "same_shape": 0.3, "call_argument": 0.4,
-    "loop_condition": 0.6, "widen_condition": 0.35, "return_check": 0.35,
+    "insert_statement": 0.35, "reshape_name": 0.35, "clamp": 0.35, "same_shape": 0.3, "call_argument": 0.4,
+    "loop_condition": 0.6, "widen_condition": 0.4, "return_check": 0.45,
 }
 
 OPERATORS: tuple[Operator, ...] = BASIC + INGREDIENT_OPERATORS

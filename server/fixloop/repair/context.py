@@ -217,12 +217,21 @@ def function_of(node: Node) -> Node | None:
     return node if node.type == "function_definition" else enclosing(node, "function_definition")
 
 
-def module_functions(node: Node) -> set[str]:
+_FUNCTIONS: dict[bytes, frozenset[str]] = {}
+
+
+def module_functions(node: Node) -> frozenset[str]:
+    """Names of the functions defined in the file holding `node` (cached by the file's text)."""
     root = node
     while root.parent is not None:
         root = root.parent
-    return {text_of(n.child_by_field_name("name")) for n in walk(root)  # type: ignore[arg-type]
-            if n.type == "function_definition" and n.child_by_field_name("name") is not None}
+    key = root.text or b""
+    if key not in _FUNCTIONS:
+        if len(_FUNCTIONS) > 32:
+            _FUNCTIONS.clear()
+        _FUNCTIONS[key] = frozenset(text_of(n.child_by_field_name("name")) for n in walk(root)  # type: ignore[arg-type]
+                                    if n.type == "function_definition" and n.child_by_field_name("name") is not None)
+    return _FUNCTIONS[key]
 
 
 def is_read(node: Node) -> bool:

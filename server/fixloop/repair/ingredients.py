@@ -45,10 +45,11 @@ def insert_statement(node: Node, off: Offsets) -> Iterator[Mutation]:
         return  # shares its line with something else
     line = node.start_point[0] + 1
     points = [(line_start, f"before line {line}", 1.0 if node.type == "return_statement" else 0.7)]
-    if node.type in LOOPS or node.type in SIMPLE and node.type not in JUMPS:
+    if node.type not in JUMPS:
         end = off.text.find("\n", off.char(node.end_byte))
-        points.append((len(off.text) if end < 0 else end + 1,
-                       "after the loop" if node.type in LOOPS else f"after line {line}", 1.0 if node.type in LOOPS else 0.8))
+        where = {"for_statement": "after the loop", "while_statement": "after the loop", "if_statement": "after the if"}
+        points.append((len(off.text) if end < 0 else end + 1, where.get(node.type, f"after line {line}"),
+                       1.0 if node.type in LOOPS else 0.8))
     statements = ingredients(node, facts(fn))
     for at, where, weight in points:
         lead = "\n" if at == len(off.text) and not off.text.endswith("\n") else ""
