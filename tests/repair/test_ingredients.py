@@ -315,3 +315,38 @@ def test_candidates_of_one_function_stay_bounded() -> None:
 def test_every_ingredient_operator_has_a_prior() -> None:
     assert {o.__name__ for o in catalog.INGREDIENT_OPERATORS} == set(catalog.INGREDIENT_PRIORS)
     assert set(catalog.DEFAULT_PRIORS) >= set(catalog.INGREDIENT_PRIORS)
+
+
+def test_return_check_returns_the_input_in_a_base_case() -> None:
+    buggy = """
+    def factors(n):
+        for i in range(2, n):
+            if n % i == 0:
+                return [i] + factors(n // i)
+        return []
+    """
+    assert fixed_by(conditions.return_check, buggy, buggy.replace("return []", "return [n]"))
+
+
+def test_call_argument_drops_a_recursive_call_for_its_argument() -> None:
+    buggy = """
+    def walk(items):
+        for x in items:
+            if isinstance(x, list):
+                yield from walk(x)
+            else:
+                yield walk(x)
+    """
+    assert fixed_by(reshape.call_argument, buggy, buggy.replace("yield walk(x)", "yield x"))
+
+
+def test_reshape_name_slices_from_a_bound_used_in_a_slice() -> None:
+    buggy = """
+    def smallest(arr, k):
+        heap = sorted(arr[:k])
+        out = []
+        for x in arr:
+            out.append(min(heap + [x]))
+        return out
+    """
+    assert fixed_by(reshape.reshape_name, buggy, buggy.replace("for x in arr:", "for x in arr[k:]:"))

@@ -5,7 +5,8 @@
 - `widen_condition`: a guard clause added to an `if`/`elif`/`while` condition: `n is None or c` for an
   object the condition reads an attribute of, `not xs or c` for a sequence it never looks at; narrowed
   with `c and n`.
-- `return_check`: `return True`/`False`/`0`/`1` -> a comparison on a local (`return depth == 0`).
+- `return_check`: `return True`/`False`/`0`/`1` -> a comparison on a local (`return depth == 0`);
+  `return []` -> a list of a parameter (`return [n]`, a base case that holds the input itself).
 """
 
 from __future__ import annotations
@@ -87,9 +88,9 @@ def _clauses(cond: Node, f: Facts, grouped: str, loop: bool) -> Iterator[tuple[s
     for name in dict.fromkeys(o for o in objects if o in f.locals):
         yield f"{name} is not None and {grouped}", 1.0 if loop else 0.5, f"guard: {name} is not None and ..."
         yield f"{name} is None or {grouped}", 0.5 if loop else 1.0, f"guard: {name} is None or ..."
-    unseen = [n for n in prefer(f.params, set()) + f.locals if n not in used and n in f.sequences]
+    unseen = [n for n in f.params + f.locals if n not in used and (n in f.sequences or n in f.params)]
     for name in dict.fromkeys(unseen):
-        yield f"not {name} or {grouped}", 0.8, f"guard: not {name} or ..."
+        yield f"not {name} or {grouped}", 0.8 if name in f.sequences else 0.5, f"guard: not {name} or ..."
     for name in dict.fromkeys(n for n in f.locals if n not in used and n in f.sequences):
         yield f"{grouped} and {name}", 0.5, f"narrow: ... and {name}"
 
@@ -97,10 +98,16 @@ def _clauses(cond: Node, f: Facts, grouped: str, loop: bool) -> Iterator[tuple[s
 def return_check(node: Node, off: Offsets) -> Iterator[Mutation]:
     value = node.named_children[0] if node.type == "return_statement" and node.named_child_count == 1 else None
     fn = function_of(node)
-    if value is None or fn is None or value.type not in ("true", "false", "integer") or \
-            value.type == "integer" and text_of(value) not in ("0", "1"):
+    if value is None or fn is None:
         return
     f = facts(fn)
+    if value.type == "list" and value.named_child_count == 0:
+        # An empty result where the base case holds the input itself (`return []` -> `return [n]`).
+        for name in [n for n in f.params + f.locals if n not in f.loop_vars][:4]:
+            yield replacing("return_check", value, off, f"[{name}]", f"return [] -> return [{name}]", 0.6)
+        return
+    if value.type not in ("true", "false", "integer") or value.type == "integer" and text_of(value) not in ("0", "1"):
+        return
     truthy = value.type == "true" or text_of(value) == "1"
     state = [n for n in f.locals if n in f.assigned and n not in f.loop_vars] + \
         [n for n in f.locals if n not in f.assigned]

@@ -40,6 +40,7 @@ class Facts:
     comprehended: set[str] = field(default_factory=set)  # bound only inside a comprehension
     sequences: set[str] = field(default_factory=set)
     numbers: set[str] = field(default_factory=set)
+    counters: set[str] = field(default_factory=set)  # numbers that start from a literal (`best = 0`)
     adders: dict[str, list[str]] = field(default_factory=dict)  # collection -> methods that grow it
     statements: dict[str, frozenset[str]] = field(default_factory=dict)  # one-line statements -> names read
     expressions: dict[str, list[str]] = field(default_factory=dict)  # node type -> distinct short texts
@@ -105,8 +106,8 @@ def _note(node: Node, out: Facts) -> None:
         if value is not None and value.type == "identifier":
             out.sequences.add(text_of(value))
         for index in node.children_by_field_name("subscript"):
-            if index.type == "identifier":
-                out.numbers.add(text_of(index))
+            bounds = index.named_children if index.type == "slice" else [index]
+            out.numbers.update(text_of(b) for b in bounds if b.type == "identifier")
     elif kind == "call":
         _note_call(node, out)
     elif kind in ("binary_operator", "comparison_operator"):
@@ -135,6 +136,7 @@ def _initial_value(name: str, right: Node, out: Facts) -> None:
     kind = right.type
     if kind in ("integer", "float"):
         out.numbers.add(name)
+        out.counters.add(name)
     elif kind in ("list", "set"):
         out.adders.setdefault(name, []).append(CONSTRUCTED[kind + "_literal"])
         out.sequences.add(name)

@@ -51,10 +51,14 @@ def insert_statement(node: Node, off: Offsets) -> Iterator[Mutation]:
         points.append((len(off.text) if end < 0 else end + 1, where.get(node.type, f"after line {line}"),
                        1.0 if node.type in LOOPS else 0.8))
     statements = ingredients(node, facts(fn))
-    for at, where, weight in points:
+    written = _written(node)
+    for index, (at, where, weight) in enumerate(points):
         lead = "\n" if at == len(off.text) and not off.text.endswith("\n") else ""
         for text, w in statements:
-            yield inserting("insert_statement", at, f"{lead}{indent}{text}\n", f"insert `{text}` {where}", weight * w)
+            # Reaching definitions: a statement reading what `node` writes belongs after it, not before.
+            order = 1.0 if not written & _reads_of(text) else 0.3 if index == 0 else 1.2
+            yield inserting("insert_statement", at, f"{lead}{indent}{text}\n", f"insert `{text}` {where}",
+                            weight * w * order)
 
 
 def ingredients(node: Node, f: Facts) -> list[tuple[str, float]]:
@@ -108,6 +112,20 @@ def _adaptations(text: str, names: frozenset[str], f: Facts, near: set[str]) -> 
                 yield adapted, new
 
 
+def _written(node: Node) -> set[str]:
+    """Names a simple statement assigns (nothing for compound statements: they are judged as a whole)."""
+    first = node.named_children[0] if node.type == "expression_statement" and node.named_child_count else None
+    left = first.child_by_field_name("left") if first is not None and first.type in (
+        "assignment", "augmented_assignment") else None
+    return {text_of(n) for n in walk(left) if n.type == "identifier"} if left is not None else set()
+
+
+def _reads_of(text: str) -> set[str]:
+    """Names a one-line statement reads: everything right of its `=`, and the target of an update."""
+    m = re.match(r"^\s*([\w.]+)\s*=(?!=)(.*)$", text)
+    return _words(m.group(2)) if m else _words(text)
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text))
 
@@ -136,9 +154,11 @@ def _synthesized(f: Facts, near: set[str], outer: list[Facts]) -> Iterator[tuple
     assigned = [n for n in names if n in f.assigned and n not in f.loop_vars]
     for target in (n for n in assigned if n not in f.sequences):  # a collection grows; it is not recorded
         once = _forgotten(target, f)
+        # Overwriting a counter forgets what it counted: it is updated from another, not recorded.
+        overwrite = 0.5 if target in f.counters else 1.0
         for source in [n for n in prefer(names, near) if compatible(target, n, f)][:4]:
             if source != target:
-                yield f"{target} = {source}", once * (0.6 if source in near or target in near else 0.4)
+                yield f"{target} = {source}", overwrite * once * (0.6 if source in near or target in near else 0.4)
     updates = [(e, 1.0) for e in f.expressions.get("binary_operator", []) if len(e) <= 24] + \
         [(n, 0.8) for n in names if n in f.numbers]
     for target in (n for n in assigned if n in f.numbers):

@@ -8,7 +8,8 @@
   from the same function, the most alike first.
 - `call_argument`: in a recursive call (above all) or a call to a function of the file, an argument
   offset by one or by an in-scope quantity (`kth(above, k)` -> `kth(above, k - below)`), or replaced by
-  another argument the file passes to the same function, or by a local.
+  another argument the file passes to the same function, or by a local; or the call dropped for its only
+  argument (`yield flatten(x)` -> `yield x`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from .syntax import Offsets, text_of, walk
 
 SHAPE_CAP = 6  # other expressions of the same shape tried in place of one
 OFFSETS_PER_ARGUMENT = 4
-ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**")
 
 
 def reshape_name(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -119,6 +119,10 @@ def call_argument(node: Node, off: Offsets) -> Iterator[Mutation]:
     scale = 2.5 if recursive else 0.6
     positional = [a for a in args.named_children if a.type not in ("keyword_argument", "list_splat",
                                                                    "dictionary_splat", "comment")]
+    if len(positional) == 1 and len(args.named_children) == 1:
+        # The call itself may be the mistake: the argument was meant (`yield flatten(x)` -> `yield x`).
+        inner = text_of(positional[0])
+        yield replacing("call_argument", node, off, inner, f"{text_of(node)} -> {inner}", 0.5 * scale)
     others = _arguments_elsewhere(node, callee)
     near = near_names(node)
     for index, arg in enumerate(positional):
@@ -163,7 +167,3 @@ def _arguments_elsewhere(node: Node, callee: str) -> dict[int, list[str]]:
                 out.setdefault(i, []).append(text_of(arg))
     return out
 
-
-def is_arithmetic(node: Node) -> bool:
-    op = node.child_by_field_name("operator") if node.type == "binary_operator" else None
-    return op is not None and text_of(op) in ARITHMETIC
