@@ -3,15 +3,24 @@ candidates, every candidate parses, and the number of candidates per site stays 
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from fixloop.config import load
+from fixloop.core.model import Status
 from fixloop.core.patch import apply_edits
 from fixloop.repair import catalog, conditions, ingredients, reshape
 from fixloop.repair.operators import Operator
 from fixloop.repair.search import single_candidates
 from fixloop.repair.syntax import Offsets, parse, parses, walk
+from fixloop.session import FixSession
+
+BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
 
 
 def results(operator: Operator, source: str) -> list[str]:
@@ -350,3 +359,21 @@ def test_reshape_name_slices_from_a_bound_used_in_a_slice() -> None:
         return out
     """
     assert fixed_by(reshape.reshape_name, buggy, buggy.replace("for x in arr:", "for x in arr[k:]:"))
+
+
+@pytest.mark.e2e
+def test_the_engine_fixes_a_recursive_call_argument_for_real(tmp_path: Path) -> None:
+    """A whole offline run (real pytest, real coverage) on a bench case; the hidden check judges the fix."""
+    work = tmp_path / "flatten_depth"
+    shutil.copytree(BUGS / "flatten_depth", work, ignore=shutil.ignore_patterns("hidden_check.py", "__pycache__"))
+    settings, problems = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
+                               "sandbox": {"backend": "none"}, "max_candidates": 60})
+    assert not problems
+    outcome = FixSession(work, settings).run()
+    assert outcome.status is Status.FIXED, outcome.message
+    assert outcome.patch is not None and outcome.patch.operator == "call_argument"
+    check = tmp_path / "check"
+    shutil.copytree(BUGS / "flatten_depth", check, ignore=shutil.ignore_patterns("__pycache__"))
+    for change in outcome.patch.changes:
+        (check / change.path).write_text(change.after)
+    assert subprocess.run([sys.executable, "hidden_check.py"], cwd=check, timeout=120).returncode == 0
