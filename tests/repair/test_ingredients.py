@@ -377,3 +377,14 @@ def test_the_engine_fixes_a_recursive_call_argument_for_real(tmp_path: Path) -> 
     for change in outcome.patch.changes:
         (check / change.path).write_text(change.after)
     assert subprocess.run([sys.executable, "hidden_check.py"], cwd=check, timeout=120).returncode == 0
+
+
+def test_insert_never_grows_the_collection_a_loop_walks() -> None:
+    src = """
+    def pairs(tags):
+        stack = []
+        for tag in tags:
+            stack.append(tag)
+        return stack
+    """
+    assert not any("tags.append" in r for r in results(ingredients.insert_statement, src))

@@ -109,8 +109,9 @@ def return_check(node: Node, off: Offsets) -> Iterator[Mutation]:
     if value.type not in ("true", "false", "integer") or value.type == "integer" and text_of(value) not in ("0", "1"):
         return
     truthy = value.type == "true" or text_of(value) == "1"
+    # Built state first, then the inputs; a loop's variable means nothing after its loop.
     state = [n for n in f.locals if n in f.assigned and n not in f.loop_vars] + \
-        [n for n in f.locals if n not in f.assigned]
+        [n for n in f.locals if n not in f.assigned and n not in f.loop_vars | f.comprehended]
     count = 0
     for name in dict.fromkeys(state):
         forms = _checks(name, f, truthy)

@@ -85,6 +85,8 @@ def ingredients(node: Node, f: Facts) -> list[tuple[str, float]]:
     for text, weight in _synthesized(f, near, enclosing_facts(node)[1:]):
         if not _words(text) & unbound:
             add(text, weight)
+    for text in [t for t in found if _grows(t) in _iterated_around(node)]:
+        del found[text]  # growing the collection a loop walks never ends
     for neighbour in (node, node.prev_named_sibling, node.next_named_sibling):
         if neighbour is not None:
             found.pop(text_of(neighbour), None)  # a twin of the statement beside it is never the missing one
@@ -124,6 +126,22 @@ def _reads_of(text: str) -> set[str]:
     """Names a one-line statement reads: everything right of its `=`, and the target of an update."""
     m = re.match(r"^\s*([\w.]+)\s*=(?!=)(.*)$", text)
     return _words(m.group(2)) if m else _words(text)
+
+
+def _grows(text: str) -> str:
+    m = re.match(r"^(\w+)\.(append|add|extend|insert|appendleft|push|put)\(", text)
+    return m.group(1) if m else ""
+
+
+def _iterated_around(node: Node) -> set[str]:
+    out: set[str] = set()
+    loop = node if node.type == "for_statement" else enclosing(node, "for_statement")
+    while loop is not None:
+        right = loop.child_by_field_name("right")
+        if right is not None and right.type == "identifier":
+            out.add(text_of(right))
+        loop = enclosing(loop, "for_statement")
+    return out
 
 
 def _words(text: str) -> set[str]:
