@@ -161,7 +161,7 @@ def test_a_hunk_decision_keys_on_that_hunks_statement(memory: LearningMemory) ->
 
 
 def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) -> None:
-    from fixloop.repair.operators import DEFAULT_PRIORS
+    from fixloop.repair.catalog import DEFAULT_PRIORS
     from fixloop.repair.reorder import REORDER_PRIORS
     from fixloop.repair.search import prior
 

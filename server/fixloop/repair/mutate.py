@@ -12,6 +12,7 @@ from ..core.model import FileChange, Patch, Suspect
 from ..core.patch import TextEdit
 from ..core.ports import ProposalContext
 from .candidate import Candidate
+from .catalog import OPERATORS
 from .search import (PAIR_LINES, EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize,
                      single_candidates)
 from .steer import steered, steering

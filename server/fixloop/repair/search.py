@@ -14,7 +14,8 @@ from typing import Iterable, Iterator, Mapping
 
 from ..core.patch import TextEdit, apply_edits
 from .candidate import Candidate, Operator
-from .operators import DEFAULT_PRIORS, OPERATORS, apply_operators
+from .catalog import DEFAULT_PRIORS, OPERATORS
+from .operators import apply_operators
 from .syntax import Offsets, parse, parses, walk
 
 MAX_SOURCE_CHARS = 400_000  # beyond this a file is generated or data, not a place to mutate

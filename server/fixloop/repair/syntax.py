@@ -119,6 +119,11 @@ def _bound_names(scope: Node) -> list[str]:
     return list(seen)
 
 
+def local_names(scope: Node) -> list[str]:
+    """Parameters and names assigned in a function (nested definitions excluded), first seen first."""
+    return _bound_names(scope)
+
+
 def names_in_scope(node: Node) -> list[str]:
     """Names a replacement at `node` may use: its function's locals first, then module names."""
     fn = enclosing(node, "function_definition")

@@ -1,0 +1,23 @@
+"""Every operator the search may use, with its built-in prior: the one-token catalog (operators.py) and
+the ingredient operators that build edits from the program's own code (ingredients.py, reshape.py,
+conditions.py). The priors put the ingredient operators after the one-token ones at the same line: they
+propose more, and more of what they propose could pass weak tests by accident."""
+
+from __future__ import annotations
+
+from .conditions import loop_condition, return_check, widen_condition
+from .ingredients import insert_statement
+from .operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
+from .reshape import call_argument, clamp, reshape_name, same_shape
+
+INGREDIENT_OPERATORS: tuple[Operator, ...] = (
+    insert_statement, reshape_name, clamp, same_shape, call_argument, loop_condition, widen_condition, return_check,
+)
+
+INGREDIENT_PRIORS: dict[str, float] = {
+    "insert_statement": 0.35, "reshape_name": 0.35, "clamp": 0.35, "same_shape": 0.3, "call_argument": 0.4,
+    "loop_condition": 0.6, "widen_condition": 0.4, "return_check": 0.45,
+}
+
+OPERATORS: tuple[Operator, ...] = BASIC + INGREDIENT_OPERATORS
+DEFAULT_PRIORS: dict[str, float] = {**BASIC_PRIORS, **INGREDIENT_PRIORS}
