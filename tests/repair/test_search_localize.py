@@ -187,7 +187,10 @@ def test_exposure_is_the_passing_tests_that_run_the_changed_line() -> None:
     ctx = ctx_for({"m.py": SRC}, (Suspect("m.py", 2, 1.0, passing=3), Suspect("m.py", 3, 0.9, passing=0)))
     patches = list(MutationProposer(max_pairs=0).propose(ctx))
     assert {p.meta["exposure"] for p in patches if p.meta["line"] == 2} == {3}
-    assert {p.meta["exposure"] for p in patches if p.meta["line"] == 3} == {0}
+    at_3 = [p for p in patches if p.meta["line"] == 3]
+    assert {p.meta["exposure"] for p in at_3 if p.operator != "insert_statement"} == {0}
+    # code inserted before line 3 also runs whenever line 2 does
+    assert {p.meta["exposure"] for p in at_3 if p.operator == "insert_statement"} <= {3}
 
 
 def test_passing_runs_counts_only_passing_tests() -> None:
