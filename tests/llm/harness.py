@@ -50,7 +50,7 @@ def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Li
              cancelled: Callable[[], bool] = lambda: False) -> RunResult:
     limits = dataclasses.replace(limits, test_timeout=min(limits.test_timeout, 60.0),
                                  per_test_timeout=min(limits.per_test_timeout, 20.0))
-    runner = PytestRunner(workspace, PlainSandbox(), limits, sys.executable)
+    runner = PytestRunner.open(workspace, PlainSandbox(), limits, sys.executable)
     ports = Ports(runner=runner, proposers=list(proposers), localizer=_Localizer(is_test_file),
                   safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
     events: list[Event] = []

@@ -86,7 +86,7 @@ def run_loop(tmp_path: Path, with_safety: bool,
     marker, victim = tmp_path / "marker", tmp_path / "victim"
     limits = Limits(test_timeout=60, per_test_timeout=30, wall_seconds=120)
     task = Task(project, Scope(), limits)
-    runner = PytestRunner(project, PlainSandbox(), limits, python=sys.executable)
+    runner = PytestRunner.open(project, PlainSandbox(), limits, python=sys.executable)
     # The fixture project needs none of the dev environment's pytest plugins; loading them costs ~2 s a run.
     runner.policy = Policy(runner.policy.read_only, {**runner.policy.env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     try:

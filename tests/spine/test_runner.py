@@ -17,7 +17,7 @@ TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\nde
 
 
 def _runner(root: Path, limits: Limits = Limits()) -> PytestRunner:
-    return PytestRunner(root, PlainSandbox(), limits, python=PYTHON)
+    return PytestRunner.open(root, PlainSandbox(), limits, python=PYTHON)
 
 
 def test_report_has_outcomes_exception_and_frames(make_project) -> None:
@@ -111,7 +111,7 @@ def test_planted_symlink_report_is_not_followed(tmp_path: Path) -> None:
 
 def test_unsaved_overlay_is_what_runs(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
-    runner = PytestRunner(root, PlainSandbox(), Limits(), python=PYTHON, overlays={"lib.py": LIB.replace("-", "+")})
+    runner = PytestRunner.open(root, PlainSandbox(), Limits(), python=PYTHON, overlays={"lib.py": LIB.replace("-", "+")})
     try:
         assert runner.run(None).ok
         assert runner.scratch.disk["lib.py"] == LIB.encode()
