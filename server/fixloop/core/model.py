@@ -73,6 +73,11 @@ class TestResult:
     longrepr: str = ""
 
     @property
+    def hung(self) -> bool:
+        """Stopped at a time limit (a soft one, or the run was killed inside this test)."""
+        return self.exc_type == "Timeout" and self.outcome in ("failed", "error")
+
+    @property
     def failed(self) -> bool:
         return self.outcome in ("failed", "error")
 

@@ -40,15 +40,16 @@ class ColdRunner:
         self.pytest_args = tuple(pytest_args)
         self.runs = 0
 
-    def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: float, policy: Policy,
-            raw_lines: list[str] | None = None) -> TestReport:
+    def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: tuple[float, float],
+            policy: Policy, raw_lines: list[str] | None = None) -> TestReport:
+        """`per_test` is (wall, cpu) seconds a test may take, 0 for none."""
         self.runs += 1
         changes = candidate_files(self.scratch, patch)
         if isinstance(changes, TestReport):
             return changes
         argv = pytest_argv(self.python, self.pytest_args, select, fail_fast)
         env = dict(policy.env)
-        env["FIXLOOP_TEST_TIMEOUT"] = str(per_test or self.limits.per_test_timeout)
+        env["FIXLOOP_TEST_TIMEOUT"], env["FIXLOOP_CPU_LIMIT"] = str(per_test[0]), str(per_test[1])
         wall = self.limits.test_timeout
         limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
         try:

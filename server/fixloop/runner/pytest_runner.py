@@ -1,7 +1,12 @@
 """TestRunner: real pytest, under the project's own interpreter, inside the sandbox, on a scratch copy.
 
 The runner only decides which way each run goes; the work is done by `prepare` (interpreter, copy,
-runtime files), `cold` (a normal sandboxed pytest process) and `screening` (warm workers, read-ahead).
+runtime files), `cold` (a normal sandboxed pytest process), `screening` (warm workers, read-ahead) and
+`test_clock` (how long a test may run).
+
+The first unpatched run also records which lines each test executed (the localizer's spectrum, kept for
+`coverage`), and the warm workers start while it runs: a failure to fix needs both, and a passing suite
+only pays for the coverage tracer.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from .cold import ColdRunner
 from .prepare import Prepared, coverage_policy, prepare
 from .report import parse_coverage
 from .screening import Screening
+from .test_clock import TestClock
+
+Spectra = dict[str, dict[str, frozenset[int]]]
 
 
 class PytestRunner:
@@ -23,7 +31,8 @@ class PytestRunner:
     pytest process."""
 
     def __init__(self, prepared: Prepared, sandbox: Sandbox, limits: Limits = Limits(),
-                 pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048) -> None:
+                 pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048,
+                 spectrum_in_baseline: bool = True) -> None:
         self.prepared = prepared
         self.sandbox = sandbox
         self.limits = limits
@@ -32,13 +41,16 @@ class PytestRunner:
         self.python = self.interpreter.path
         self.pytest_args = tuple(pytest_args)
         self.warm_workers = warm_workers
+        self.clock = TestClock(limits.per_test_timeout)
+        self.spectrum_in_baseline = spectrum_in_baseline
+        self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
+        self._unpatched_runs = 0
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
-                                   limits.wall_seconds + 60, self.screening_timeout, self.pytest_args,
+                                   limits.wall_seconds + 60, lambda: self.clock.limits(True), self.pytest_args,
                                    candidate_memory_mb)
         self._policy = prepared.policy
         self.killed = 0  # screening runs that hung or hit a limit
-        self._suite_seconds = 0.0  # pytest-measured time of the last unpatched run
 
     @classmethod
     def open(cls, workspace: Path, sandbox: Sandbox, limits: Limits = Limits(), python: str = "",
@@ -78,7 +90,7 @@ class PytestRunner:
     def screening_timeout(self) -> float:
         """Per-test limit of a candidate: ten times what the unpatched tests needed (at least 1 s),
         so a candidate that hangs costs little."""
-        return min(self.limits.per_test_timeout, max(1.0, 10.0 * self._suite_seconds + 0.5))
+        return self.clock.learned()
 
     def lanes(self) -> int:
         return self.screening.lanes()
@@ -89,27 +101,52 @@ class PytestRunner:
 
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
         screening = patch is not None and fail_fast
+        if screening:
+            select = self.clock.order(select)
         if screening and self.warm_workers > 0:
             report = self.screening.screen(patch, select)  # type: ignore[arg-type]
             if report is not None:
-                self.killed += 1 if report.timed_out else 0
+                self.killed += 1 if _stopped(report) else 0
                 return report
-        report = self.cold.run(patch, select, fail_fast, self.screening_timeout() if screening else 0.0, self.policy)
-        if screening and report.timed_out:
-            self.killed += 1
         if patch is None:
-            self._suite_seconds = max(self._suite_seconds, sum(r.duration for r in report.results))
-            if report.failed:
-                # Something to fix: start the workers now, while localization runs.
-                self.screening.start_in_background()
+            return self._unpatched(select, fail_fast)
+        report = self.cold.run(patch, select, fail_fast, self.clock.limits(screening), self.policy)
+        if screening and _stopped(report):
+            self.killed += 1
         return report
 
-    def coverage(self, select: Sequence[str] = (), tool: str = "coverage"
-                 ) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]:
-        """One suite run that also records which project lines each test executed
-        (`tool="settrace"` skips coverage.py and traces lines in the plugin)."""
+    def _unpatched(self, select: Sequence[str], fail_fast: bool) -> TestReport:
+        """The code as it is. The first such run is the baseline: the workers start beside it (a failure
+        needs them soon) and it records the spectrum, unless its report outgrew the cap that way."""
+        first = self._unpatched_runs == 0
+        self._unpatched_runs += 1
+        if first:
+            self.screening.start_in_background()
+        report: TestReport | None = None
+        if first and self.spectrum_in_baseline and not fail_fast:
+            report, spectra = self._coverage_run(select, "coverage")
+            if report.problem:
+                report = None  # e.g. the per-test lines made the report too big: run it plainly
+            else:
+                self._spectra[tuple(select)] = (report, spectra)
+        if report is None:
+            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy)
+        self.clock.observe(report)
+        return report
+
+    def coverage(self, select: Sequence[str] = (), tool: str = "coverage") -> tuple[TestReport, Spectra]:
+        """One suite run that also records which project lines each test executed (`tool="settrace"` skips
+        coverage.py and traces lines in the plugin). The baseline's own record is reused when it covered
+        the same selection: then the report returned is the baseline's, and no test ran again."""
+        if tool == "coverage" and tuple(select) in self._spectra:
+            return self._spectra[tuple(select)]
+        return self._coverage_run(select, tool)
+
+    def _coverage_run(self, select: Sequence[str], tool: str) -> tuple[TestReport, Spectra]:
         lines: list[str] = []
-        report = self.cold.run(None, select, False, 0.0, coverage_policy(self.policy, self.prepared, tool), lines)
+        # A test known to hang still shows the lines it loops over in a short limit: never the full wait.
+        limits = self.clock.limits(bool(self.clock.hung))
+        report = self.cold.run(None, select, False, limits, coverage_policy(self.policy, self.prepared, tool), lines)
         return report, parse_coverage(lines)
 
     def cancel(self) -> None:
@@ -118,3 +155,8 @@ class PytestRunner:
     def close(self) -> None:
         self.screening.close()
         self.scratch.close()
+
+
+def _stopped(report: TestReport) -> bool:
+    """The run was killed, or a test in it hit its time limit."""
+    return report.timed_out or any(r.hung for r in report.results)

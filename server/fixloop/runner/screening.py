@@ -20,7 +20,7 @@ class Screening:
     """The warm pool of one run. `problem` says why there is none (then the caller runs cold)."""
 
     def __init__(self, scratch: Scratch, sandbox: Sandbox, python: str, policy: Policy, workers: int,
-                 lifetime: float, timeout: Callable[[], float], pytest_args: Sequence[str] = (),
+                 lifetime: float, timeout: Callable[[], tuple[float, float]], pytest_args: Sequence[str] = (),
                  memory_mb: int = 2048) -> None:
         self.scratch = scratch
         self.sandbox = sandbox
@@ -74,9 +74,9 @@ class Screening:
         files = candidate_files(self.scratch, patch)
         if isinstance(files, TestReport):
             return files
-        timeout = self.timeout()
+        wall, cpu = self.timeout()
         # The child's own limit adds pytest's start-up in the child to the per-test limit.
-        return pool.run(files, [*self.pytest_args, "-x", *select], timeout + 3.0, timeout, self.memory_mb)
+        return pool.run(files, [*self.pytest_args, "-x", *select], wall + 3.0, wall, self.memory_mb, cpu)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():
