@@ -111,3 +111,11 @@ def test_a_test_that_passes_alone_is_flaky_only_if_it_passes_in_the_whole_select
     really = Rerunner({"t.py::test_fast": "passed", "t.py::test_slow": "passed"})
     assert flaky_among(really, (), TestReport((FAST, SLOW)), ("t.py::test_slow",), lambda: False) == (
         ("t.py::test_slow",), 2)
+
+
+def test_the_report_plugin_learns_as_the_host_does() -> None:
+    """The plugin tightens the CPU limit after a hang in the same session by the clock's own rule."""
+    from fixloop.runner import fixloop_report
+
+    clock = TestClock(ceiling=30.0)
+    assert (fixloop_report.CPU_FLOOR, fixloop_report.CPU_FACTOR) == (clock.floor, clock.factor)

@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 import pytest
 
@@ -20,6 +21,10 @@ _out = None
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
 _cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
 _armed = []
+# Once a test of this session hung, the next ones get ten times the CPU the finished tests needed (at
+# least a second), as the host's TestClock does for candidates: a bug that hangs many tests costs one probe.
+CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
+_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False}
 _root = os.getcwd()
 _max_message = 4000
 _session = None
@@ -198,17 +203,25 @@ class Timeout(BaseException):
     its traceback and its coverage."""
 
 
+def _cpu_now():
+    if _clock["hangs"]:
+        return min(_cpu_limit, max(CPU_FLOOR, CPU_FACTOR * _clock["slowest"] + 0.5))
+    return _cpu_limit
+
+
 def _on_timer(signum, frame):
+    _clock["fired"] = True
     if signum == signal.SIGPROF:
-        raise Timeout(f"the test used more than {_cpu_limit:g} s of CPU: it probably loops forever")
+        raise Timeout(f"the test used more than {_cpu_now():g} s of CPU: it probably loops forever")
     raise Timeout(f"the test did not finish in {_timeout:g} s")
 
 
 def _arm():
     """Soft limits, by signal in the main thread (a project's own handler for the signal is left alone)."""
+    _clock["started"], _clock["fired"] = time.process_time(), False
     if threading.current_thread() is not threading.main_thread():
         return
-    for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_limit),
+    for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_now() if _cpu_limit > 0 else 0),
                                 (signal.SIGALRM, signal.ITIMER_REAL, _timeout)):
         try:
             if seconds > 0 and signal.getsignal(sig) in (signal.SIG_DFL, _on_timer):
@@ -222,6 +235,10 @@ def _arm():
 def _disarm():
     while _armed:
         signal.setitimer(_armed.pop(), 0)
+    if _clock["fired"]:
+        _clock["hangs"] += 1
+    else:
+        _clock["slowest"] = max(_clock["slowest"], time.process_time() - _clock["started"])
 
 
 def pytest_runtest_logstart(nodeid, location):

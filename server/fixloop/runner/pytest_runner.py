@@ -41,10 +41,11 @@ class PytestRunner:
         self.python = self.interpreter.path
         self.pytest_args = tuple(pytest_args)
         self.warm_workers = warm_workers
-        self.clock = TestClock(limits.per_test_timeout)
+        self.clock = TestClock(limits.per_test_timeout, limits.hang_probe_seconds)
         self.spectrum_in_baseline = spectrum_in_baseline
         self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
         self._unpatched_runs = 0
+        self._baseline_select: tuple[str, ...] = ()
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
                                    limits.wall_seconds + 60, lambda: self.clock.limits(True), self.pytest_args,
@@ -122,7 +123,12 @@ class PytestRunner:
         self._unpatched_runs += 1
         if first:
             self.screening.start_in_background()
+            self._baseline_select = tuple(select)
         report: TestReport | None = None
+        if not first and self.warm_workers > 0 and select and tuple(select) != self._baseline_select:
+            # A few tests again (the flakiness check): a warm worker is enough, since a pass there decides
+            # nothing alone; the baseline's own selection always runs cold.
+            report = self.screening.rerun(select, self.clock.limits(False))
         if first and self.spectrum_in_baseline and not fail_fast:
             report, spectra = self._coverage_run(select, "coverage")
             if report.problem:

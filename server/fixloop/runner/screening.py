@@ -70,6 +70,15 @@ class Screening:
             return None
         return report
 
+    def rerun(self, select: Sequence[str], limits: tuple[float, float]) -> TestReport | None:
+        """Some tests of the unpatched code again (not fail-fast), or None when no worker can run them."""
+        pool = self.ready_pool()
+        if pool is None:
+            return None
+        wall, cpu = limits
+        report = pool.run({}, [*self.pytest_args, *select], wall + 3.0, wall, self.memory_mb, cpu)
+        return None if report.problem else report
+
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
         files = candidate_files(self.scratch, patch)
         if isinstance(files, TestReport):
