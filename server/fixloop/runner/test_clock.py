@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..core.model import TestReport
 
-PROBE_CPU_SECONDS = 3.0
+PROBE_CPU_SECONDS = 2.0
 
 
 @dataclass
