@@ -39,11 +39,13 @@ class ColdRunner:
         self.limits = limits
         self.pytest_args = tuple(pytest_args)
         self.runs = 0
+        self.overflowed = False  # the last run's report passed the cap (then nothing in it is a pass)
 
     def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: tuple[float, float],
             policy: Policy, raw_lines: list[str] | None = None) -> TestReport:
         """`per_test` is (wall, cpu) seconds a test may take, 0 for none."""
         self.runs += 1
+        self.overflowed = False
         changes = candidate_files(self.scratch, patch)
         if isinstance(changes, TestReport):
             return changes
@@ -57,6 +59,7 @@ class ColdRunner:
                                                                                        policy.network))
         except (OSError, ValueError) as e:  # e.g. a change through a link of the pristine tree
             return TestReport(problem=f"the run could not start: {e}")
+        self.overflowed = result.report_overflow
         lines = result.report.decode("utf-8", "replace").splitlines()
         if raw_lines is not None:
             raw_lines.extend(lines)

@@ -131,8 +131,8 @@ class PytestRunner:
             report = self.screening.rerun(select, self.clock.limits(False))
         if first and self.spectrum_in_baseline and not fail_fast:
             report, spectra = self._coverage_run(select, "coverage")
-            if report.problem:
-                report = None  # e.g. the per-test lines made the report too big: run it plainly
+            if self.cold.overflowed:
+                report = None  # the per-test lines made the report too big: run it plainly
             else:
                 self._spectra[tuple(select)] = (report, spectra)
         if report is None:
