@@ -21,6 +21,7 @@ from .prepare import Prepared, coverage_policy, prepare
 from .report import parse_coverage
 from .screening import Screening
 from .test_clock import TestClock
+from .warm import WarmPool
 
 Spectra = dict[str, dict[str, frozenset[int]]]
 
@@ -78,7 +79,7 @@ class PytestRunner:
         return self.cold.runs
 
     @property
-    def pool(self) -> object:
+    def pool(self) -> WarmPool | None:
         return self.screening.pool
 
     @property
