@@ -119,3 +119,10 @@ def test_the_report_plugin_learns_as_the_host_does() -> None:
 
     clock = TestClock(ceiling=30.0)
     assert (fixloop_report.CPU_FLOOR, fixloop_report.CPU_FACTOR) == (clock.floor, clock.factor)
+
+
+def test_a_traced_run_gives_the_tracer_room_but_never_past_the_ceiling() -> None:
+    clock = TestClock(ceiling=30.0, probe=2.0)
+    assert clock.limits(screening=False, traced=True) == (30.0, 6.0)
+    assert clock.limits(screening=True, traced=True) == (1.0, 3.0)
+    assert TestClock(ceiling=4.0, probe=2.0).limits(screening=False, traced=True) == (4.0, 4.0)

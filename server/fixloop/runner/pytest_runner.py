@@ -152,7 +152,7 @@ class PytestRunner:
     def _coverage_run(self, select: Sequence[str], tool: str) -> tuple[TestReport, Spectra]:
         lines: list[str] = []
         # A test known to hang still shows the lines it loops over in a short limit: never the full wait.
-        limits = self.clock.limits(bool(self.clock.hung))
+        limits = self.clock.limits(bool(self.clock.hung), traced=True)
         report = self.cold.run(None, select, False, limits, coverage_policy(self.policy, self.prepared, tool), lines)
         return report, parse_coverage(lines)
 

@@ -16,6 +16,7 @@ from typing import Sequence
 from ..core.model import TestReport
 
 PROBE_CPU_SECONDS = 2.0
+TRACED = 3.0  # a run that records per-test lines (coverage.py, or settrace) spends up to this much more CPU
 
 
 @dataclass
@@ -39,14 +40,15 @@ class TestClock:
         """A candidate's per-test limit: ten times what the unpatched tests needed, at least `floor`."""
         return min(self.ceiling, max(self.floor, self.factor * self.finished_seconds + 0.5))
 
-    def limits(self, screening: bool) -> tuple[float, float]:
+    def limits(self, screening: bool, traced: bool = False) -> tuple[float, float]:
         """(wall, cpu) seconds per test; 0 means none. Screening a candidate gets the learned limit for
-        both; every other run the user's wall limit and a CPU limit of at least the probe."""
+        both; every other run the user's wall limit and a CPU limit of at least the probe. A traced run's
+        CPU limit is `TRACED` times larger, so the tracer's cost never makes a slow test look hung."""
         if self.ceiling <= 0:
             return 0.0, 0.0
-        if screening:
-            return self.learned(), self.learned()
-        return self.ceiling, min(self.ceiling, max(self.probe, self.learned()))
+        wall, cpu = (self.learned(), self.learned()) if screening else (
+            self.ceiling, max(self.probe, self.learned()))
+        return wall, min(self.ceiling, cpu * (TRACED if traced else 1.0))
 
     def order(self, select: Sequence[str]) -> tuple[str, ...]:
         """Known-hung tests last: with fail-fast, a candidate that fails a quick test costs no wait."""
