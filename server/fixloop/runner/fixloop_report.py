@@ -209,7 +209,14 @@ def _cpu_now():
     return _cpu_limit
 
 
+_HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_report")
+
+
 def _on_timer(signum, frame):
+    if frame is not None and any(h in frame.f_code.co_filename for h in _HARNESS):
+        # Raised in pytest's own machinery it would break the session: try again when the test's code runs.
+        signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
+        return
     _clock["fired"] = True
     if signum == signal.SIGPROF:
         raise Timeout(f"the test used more than {_cpu_now():g} s of CPU: it probably loops forever")
