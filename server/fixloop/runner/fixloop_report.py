@@ -24,7 +24,7 @@ _armed = []
 # Once a test of this session hung, the next ones get ten times the CPU the finished tests needed (at
 # least a second), as the host's TestClock does for candidates: a bug that hangs many tests costs one probe.
 CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
-_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False}
+_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False}
 _root = os.getcwd()
 _max_message = 4000
 _session = None
@@ -213,6 +213,8 @@ _HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_re
 
 
 def _on_timer(signum, frame):
+    if not _clock["active"]:  # the test is over: a late signal must not outlive it
+        return
     if frame is not None and any(h in frame.f_code.co_filename for h in _HARNESS):
         # Raised in pytest's own machinery it would break the session: try again when the test's code runs.
         signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
@@ -225,7 +227,7 @@ def _on_timer(signum, frame):
 
 def _arm():
     """Soft limits, by signal in the main thread (a project's own handler for the signal is left alone)."""
-    _clock["started"], _clock["fired"] = time.process_time(), False
+    _clock["started"], _clock["fired"], _clock["active"] = time.process_time(), False, True
     if threading.current_thread() is not threading.main_thread():
         return
     for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_now() if _cpu_limit > 0 else 0),
@@ -240,6 +242,7 @@ def _arm():
 
 
 def _disarm():
+    _clock["active"] = False
     while _armed:
         signal.setitimer(_armed.pop(), 0)
     if _clock["fired"]:
