@@ -49,8 +49,8 @@ def main() -> None:
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     one = statistics.median(plain)
     backend = args.sandbox
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat}, load average {load})")
+    loadavg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat}, load average {loadavg})")
     for key in ("copy", "baseline", "localize", "candidates", "total"):
         print(f"  {key:<11} {med.get(key, 0.0):7.2f} s")
     rest = med["total"] - sum(med.get(k, 0.0) for k in ("baseline", "localize", "candidates"))
