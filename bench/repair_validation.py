@@ -64,8 +64,8 @@ def main() -> None:
     args = ap.parse_args()
     workspace = BUGS / args.bug
     limits = Limits(test_timeout=60, per_test_timeout=10)
-    warm = PytestRunner(workspace, PlainSandbox(), limits, args.python, warm_workers=2)
-    cold = [PytestRunner(workspace, PlainSandbox(), limits, args.python, warm_workers=0) for _ in range(2)]
+    warm = PytestRunner.open(workspace, PlainSandbox(), limits, args.python, warm_workers=2)
+    cold = [PytestRunner.open(workspace, PlainSandbox(), limits, args.python, warm_workers=0) for _ in range(2)]
     try:
         baseline = warm.run(None)
         for c in cold:

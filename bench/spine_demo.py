@@ -6,6 +6,7 @@ Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3]
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -48,9 +49,12 @@ def main() -> None:
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     one = statistics.median(plain)
     backend = args.sandbox
-    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat})")
+    loadavg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat}, load average {loadavg})")
     for key in ("copy", "baseline", "localize", "candidates", "total"):
         print(f"  {key:<11} {med.get(key, 0.0):7.2f} s")
+    rest = med["total"] - sum(med.get(k, 0.0) for k in ("baseline", "localize", "candidates"))
+    print(f"  other       {rest:7.2f} s   (interpreter probe, flakiness re-run, proposing)")
     print(f"  candidates evaluated {med['candidates_evaluated']:.0f}, test runs {med['test_runs']:.0f}")
     print(f"  one plain pytest run  {one:7.2f} s")
     print(f"  ratio whole run / plain pytest run: {med['total'] + med.get('copy', 0.0):.2f} / {one:.2f} = "

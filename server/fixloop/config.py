@@ -88,6 +88,7 @@ class Settings:
     breaker_repeats: int = Limits.breaker_repeats
     test_timeout: float = Limits.test_timeout
     per_test_timeout: float = Limits.per_test_timeout
+    hang_probe_seconds: float = Limits.hang_probe_seconds
     max_tokens: int = Limits.max_tokens
     max_cost_usd: float = Limits.max_cost_usd
     allow_test_edits: bool = False
@@ -106,7 +107,7 @@ class Settings:
             max_iterations=self.max_iterations, max_candidates=self.max_candidates, wall_seconds=self.wall_seconds,
             breaker_repeats=self.breaker_repeats, test_timeout=self.test_timeout,
             per_test_timeout=self.per_test_timeout, max_tokens=self.max_tokens, max_cost_usd=self.max_cost_usd,
-            plausible_lookahead=self.plausible_lookahead,
+            plausible_lookahead=self.plausible_lookahead, hang_probe_seconds=self.hang_probe_seconds,
         )
 
 
@@ -233,6 +234,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "python": (INSIDE, "an interpreter outside the project is yours to choose (--python or the editor setting)"),
     "max_iterations": (AT_MOST, ""), "max_candidates": (AT_MOST, ""), "wall_seconds": (AT_MOST, ""),
     "breaker_repeats": (AT_MOST, ""), "test_timeout": (AT_MOST, ""), "per_test_timeout": (AT_MOST, ""),
+    "hang_probe_seconds": (AT_MOST, ""),
     "max_tokens": (AT_MOST, ""), "max_cost_usd": (AT_MOST, ""), "warm_workers": (AT_MOST, ""),
     "plausible_lookahead": (AT_MOST, ""),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),

@@ -30,7 +30,7 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
-    return PytestRunner(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
+    return PytestRunner.open(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
                         task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
 
 

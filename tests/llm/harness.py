@@ -46,7 +46,7 @@ def run_loop(workspace: Path, proposers: Sequence[Proposer], limits: Limits = Li
     """The real loop on `workspace`; its tests run in real pytest unless a (fake) `runner` is given."""
     limits = dataclasses.replace(limits, test_timeout=min(limits.test_timeout, 60.0),
                                  per_test_timeout=min(limits.per_test_timeout, 20.0))
-    runner = runner or PytestRunner(workspace, PlainSandbox(), limits, PYTHON)
+    runner = runner or PytestRunner.open(workspace, PlainSandbox(), limits, PYTHON)
     ports = Ports(runner=runner, proposers=list(proposers), localizer=TracebackLocalizer(is_test_file),
                   safety=PatchSafety(), is_test_file=is_test_file, cancelled=cancelled, now=time.monotonic)
     events: list[Event] = []

@@ -52,7 +52,7 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> PytestRunner:
     (root / "tests").mkdir()
     (root / "tests" / "test_mod.py").write_text(TESTS)
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
-    r = PytestRunner(root, PlainSandbox(), Limits(test_timeout=60, per_test_timeout=5), PYTHON,
+    r = PytestRunner.open(root, PlainSandbox(), Limits(test_timeout=60, per_test_timeout=5), PYTHON,
                      warm_workers=1, candidate_memory_mb=1024)
     yield r
     r.close()
@@ -120,7 +120,7 @@ def test_coverage_run_records_lines_per_test(runner: PytestRunner, tool: str) ->
 def test_without_workers_screening_is_a_cold_run(tmp_path: Path) -> None:
     (tmp_path / "mod.py").write_text(MODULE)
     (tmp_path / "test_mod.py").write_text("import mod\n\ndef test_half():\n    assert mod.half(4) == 2\n")
-    r = PytestRunner(tmp_path, PlainSandbox(), Limits(test_timeout=60), PYTHON, warm_workers=0)
+    r = PytestRunner.open(tmp_path, PlainSandbox(), Limits(test_timeout=60), PYTHON, warm_workers=0)
     try:
         report = r.run(patch_with("def half(x):\n    return x / 2\n"), ("test_mod.py::test_half",), fail_fast=True)
         assert report.ok and r.pool is None
@@ -137,7 +137,7 @@ def test_a_conftest_that_imports_the_project_sees_the_candidate(tmp_path: Path) 
     (tmp_path / "conftest.py").write_text(
         "import pytest\nfrom pkg import mod\n\n@pytest.fixture\ndef halver():\n    return mod.half\n")
     (tmp_path / "test_pkg.py").write_text("def test_half(halver):\n    assert halver(4) == 2\n")
-    r = PytestRunner(tmp_path, PlainSandbox(), Limits(test_timeout=60), PYTHON, warm_workers=1)
+    r = PytestRunner.open(tmp_path, PlainSandbox(), Limits(test_timeout=60), PYTHON, warm_workers=1)
     try:
         assert r.run(None).failed
         fixed = Patch((FileChange("pkg/mod.py", MODULE, "def half(x):\n    return x / 2\n"),), "test", "manual")
@@ -155,7 +155,7 @@ def test_a_prefetched_candidate_is_picked_up_by_run(runner: PytestRunner) -> Non
     broken = patch_with("def half(x):\n    return x - 1\n")
     runner.prefetch(fixed, TARGET)
     runner.prefetch(broken, TARGET)
-    assert len(runner._prefetched) == 2
+    assert len(runner.screening.waiting) == 2
     assert runner.run(fixed, TARGET, fail_fast=True).ok
     assert not runner.run(broken, TARGET, fail_fast=True).ok
-    assert runner._prefetched == {}
+    assert runner.screening.waiting == {}

@@ -48,7 +48,7 @@ def _runner(root: Path, backend: str) -> PytestRunner:
         sandbox, reason = probe(backend)
         if sandbox is None:
             pytest.skip(f"{backend} unavailable: {reason}")
-    return PytestRunner(root, sandbox, Limits(test_timeout=60), python=PYTHON, warm_workers=0)
+    return PytestRunner.open(root, sandbox, Limits(test_timeout=60), python=PYTHON, warm_workers=0)
 
 
 @pytest.mark.parametrize("backend", ["none", "bwrap", "landlock"])

@@ -17,7 +17,7 @@ TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\nde
 
 
 def _runner(root: Path, limits: Limits = Limits()) -> PytestRunner:
-    return PytestRunner(root, PlainSandbox(), limits, python=PYTHON)
+    return PytestRunner.open(root, PlainSandbox(), limits, python=PYTHON)
 
 
 def test_report_has_outcomes_exception_and_frames(make_project) -> None:
@@ -52,14 +52,53 @@ def test_frames_inside_project_code(make_project) -> None:
         runner.close()
 
 
-def test_hanging_test_is_killed_by_the_per_test_timeout(make_project) -> None:
+def test_hanging_test_is_stopped_by_the_per_test_timeout_and_the_run_goes_on(make_project) -> None:
     root = make_project({"tests/test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(60)\n\ndef test_ok():\n    pass\n"})
     runner = _runner(root, Limits(per_test_timeout=1.5, test_timeout=30))
     try:
         report = runner.run(None)
-        hung = {r.nodeid: r for r in report.results}["tests/test_hang.py::test_hang"]
+        by_id = {r.nodeid: r for r in report.results}
+        hung = by_id["tests/test_hang.py::test_hang"]
+        assert hung.exc_type == "Timeout" and hung.hung and "did not finish in 1.5 s" in hung.message
+        assert by_id["tests/test_hang.py::test_ok"].outcome == "passed"  # the next test still ran
+        assert not report.timed_out and not report.problem
+        assert report.duration < 60  # not the 60 s sleep, however busy the machine is
+    finally:
+        runner.close()
+
+
+def test_a_test_that_ignores_the_soft_limit_is_killed(make_project) -> None:
+    """Blocking the timer's signal does not help: the whole run ends a little later, from inside."""
+    body = "import signal, time\n\ndef test_hang():\n    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n    time.sleep(60)\n"
+    root = make_project({"tests/test_hang.py": body})
+    runner = _runner(root, Limits(per_test_timeout=1.0, test_timeout=30))
+    try:
+        report = runner.run(None)
+        hung = report.results[0]
         assert hung.exc_type == "Timeout" and report.timed_out
-        assert report.duration < 20
+        assert report.duration < 60  # killed at 1 + 2 s, however busy the machine is, not at the 30 s run limit
+    finally:
+        runner.close()
+
+
+def test_a_loop_that_never_ends_is_stopped_by_its_cpu_limit(make_project) -> None:
+    """The loop's lines are in its traceback and its coverage, and the baseline's spectrum is reused."""
+    lib = "def count(n):\n    i = 0\n    while i < n:\n        i = i * 2\n    return i\n"
+    tests = "from lib import count\n\ndef test_count():\n    assert count(3) == 3\n\ndef test_zero():\n    assert count(0) == 0\n"
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests})
+    runner = _runner(root, Limits(per_test_timeout=60, test_timeout=120))
+    runner.clock.probe = 1.0
+    try:
+        report = runner.run(None)
+        by_id = {r.nodeid: r for r in report.results}
+        hung = by_id["tests/test_lib.py::test_count"]
+        assert hung.hung and "CPU" in hung.message  # its CPU limit stopped it, long before the 60 s wall limit
+        assert ("lib.py", 4) in {(f.path, f.line) for f in hung.frames} or ("lib.py", 3) in {(f.path, f.line) for f in hung.frames}
+        assert by_id["tests/test_lib.py::test_zero"].outcome == "passed"
+        assert runner.clock.hung == {"tests/test_lib.py::test_count"}
+        again, spectra = runner.coverage(())
+        assert again is report  # no second wait
+        assert {3, 4} <= spectra["tests/test_lib.py::test_count"]["lib.py"]
     finally:
         runner.close()
 
@@ -111,7 +150,7 @@ def test_planted_symlink_report_is_not_followed(tmp_path: Path) -> None:
 
 def test_unsaved_overlay_is_what_runs(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
-    runner = PytestRunner(root, PlainSandbox(), Limits(), python=PYTHON, overlays={"lib.py": LIB.replace("-", "+")})
+    runner = PytestRunner.open(root, PlainSandbox(), Limits(), python=PYTHON, overlays={"lib.py": LIB.replace("-", "+")})
     try:
         assert runner.run(None).ok
         assert runner.scratch.disk["lib.py"] == LIB.encode()

@@ -32,7 +32,7 @@ def test_a_tampering_candidate_does_not_change_the_next_run(make_project, backen
     if sandbox is None:
         pytest.skip(f"{backend} unavailable")
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
-    runner = PytestRunner(root, sandbox, Limits(), python=PYTHON)
+    runner = PytestRunner.open(root, sandbox, Limits(), python=PYTHON)
     try:
         assert runner.run(None).failed  # run 1: the real failure
         runner.run(Patch((FileChange("lib.py", LIB, TAMPER),)))  # run 2: rewrites tests, plugin, plants a report

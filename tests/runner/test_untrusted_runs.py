@@ -24,7 +24,7 @@ TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
 def _runner(root: Path) -> PytestRunner:
-    return PytestRunner(root, PlainSandbox(), Limits(), python=PYTHON, warm_workers=0)
+    return PytestRunner.open(root, PlainSandbox(), Limits(), python=PYTHON, warm_workers=0)
 
 
 def test_a_planted_conftest_and_a_quiet_rewrite_do_not_survive(make_project) -> None:

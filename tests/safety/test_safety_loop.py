@@ -84,7 +84,7 @@ def run_loop(tmp_path: Path, with_safety: bool,
     marker, victim = tmp_path / "marker", tmp_path / "victim"
     limits = Limits(test_timeout=60, per_test_timeout=30, wall_seconds=120)
     task = Task(project, Scope(), limits)
-    runner = PytestRunner(project, PlainSandbox(), limits, python=PYTHON)
+    runner = PytestRunner.open(project, PlainSandbox(), limits, python=PYTHON)
     try:
         ports = make_ports(task, Settings(), runner, lambda: False, time.monotonic)
         assert isinstance(ports.safety, PatchSafety)  # the wiring plugs the check in

@@ -92,7 +92,7 @@ def test_runner_finds_results_through_the_default_sandbox(tmp_path: Path) -> Non
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (project / "test_calc.py").write_text("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
                                           "def test_zero():\n    assert add(0, 0) == 0\n")
-    runner = PytestRunner(project, choose(SandboxSettings()), Limits(test_timeout=60), PYTHON)
+    runner = PytestRunner.open(project, choose(SandboxSettings()), Limits(test_timeout=60), PYTHON)
     try:
         assert runner.sandbox.name == "bwrap"
         report = runner.run(None)

@@ -13,7 +13,9 @@ import pytest
 
 from fixloop.config import SandboxSettings
 from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
-from fixloop.sandbox.launcher import Capped, clean_env, prlimit_argv
+from fixloop.sandbox.envpolicy import clean_env
+from fixloop.sandbox.rlimits import prlimit_argv
+from fixloop.sandbox.streams import Capped
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import Configured, choose, probe
 

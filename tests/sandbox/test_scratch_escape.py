@@ -31,7 +31,7 @@ def test_restoring_after_a_run_never_writes_through_a_planted_symlink(tmp_path: 
             shutil.rmtree("pkg")
             os.symlink({str(outside)!r}, "pkg")
     """))
-    runner = PytestRunner(project, choose(SandboxSettings(backend=backend)), Limits(test_timeout=60), PYTHON)
+    runner = PytestRunner.open(project, choose(SandboxSettings(backend=backend)), Limits(test_timeout=60), PYTHON)
     try:
         patch = Patch((FileChange("pkg/mod.py", "def f():\n    return 1\n", "def f():\n    return 2\n"),))
         runner.run(patch)

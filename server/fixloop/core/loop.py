@@ -22,6 +22,7 @@ from .model import (
     Usage,
     Verdict,
 )
+from .flaky import flaky_among
 from .guard import rejection
 from .patch import patch_size, unified_diff
 from .ports import Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
@@ -104,10 +105,8 @@ class _Run:
         if ports.cancelled():
             return _CANCELLED
         if targets and not baseline.collection_errors:
-            # The same selection as the baseline: a failure that depends on test order is not flakiness.
-            rerun = ports.runner.run(None, task.scope.selection(), fail_fast=False)
-            self.test_runs += 1
-            flaky = tuple(r.nodeid for r in rerun.results if r.outcome == "passed" and r.nodeid in targets)
+            flaky, runs = flaky_among(ports.runner, task.scope.selection(), baseline, targets, ports.cancelled)
+            self.test_runs += runs
             if flaky and len(flaky) == len(targets):
                 return _End(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
                             flaky=flaky)

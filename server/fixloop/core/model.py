@@ -26,6 +26,7 @@ class Limits:
     breaker_repeats: int = 3
     test_timeout: float = 120.0
     per_test_timeout: float = 30.0
+    hang_probe_seconds: float = 2.0  # CPU seconds a test gets before the run learned what its tests need
     max_tokens: int = 200_000
     max_cost_usd: float = 2.0
     plausible_lookahead: int = 10  # candidates still inspected after the first fix, for a smaller one
@@ -71,6 +72,11 @@ class TestResult:
     message: str = ""
     frames: tuple[Frame, ...] = ()
     longrepr: str = ""
+
+    @property
+    def hung(self) -> bool:
+        """Stopped at a time limit (a soft one, or the run was killed inside this test)."""
+        return self.exc_type == "Timeout" and self.outcome in ("failed", "error")
 
     @property
     def failed(self) -> bool:

@@ -1,6 +1,7 @@
 """Fault localization: traceback frames, and spectrum-based (Ochiai over per-test line coverage).
 
-The spectrum costs one extra suite run, with coverage contexts recorded by the report plugin.
+The spectrum comes from coverage contexts recorded by the report plugin: in the baseline run itself when
+the runner recorded them there, else in one extra suite run.
 Only project code is ranked: test files and files outside the workspace never become suspects.
 """
 
@@ -73,6 +74,8 @@ class TracebackLocalizer:
 
 
 class CoverageRunner(Protocol):
+    """Returns the baseline report object itself when no test had to run again."""
+
     def coverage(self, select: Sequence[str] = ()) -> tuple[TestReport, dict[str, dict[str, frozenset[int]]]]: ...
 
 
@@ -140,10 +143,13 @@ class SpectrumLocalizer:
     ) -> tuple[Suspect, ...]:
         self.note = dependency_note(report, target_tests)
         ranked = self.traceback.localize(report, sources, target_tests)
+        self.runs_tests = False
         try:
             run, spectra = self.runner.coverage(())
         except OSError:
             return ranked
+        # The runner hands back the very report it was given when the baseline already recorded the lines.
+        self.runs_tests = run is not report
         failing = set(target_tests) or {r.nodeid for r in report.failed}
         # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
         other_failures = {r.nodeid for r in run.failed} - failing

@@ -10,12 +10,21 @@ its JUnit XML: the host believes a pass only when these agree with the process's
 import faulthandler
 import json
 import os
+import signal
 import sys
+import threading
+import time
 
 import pytest
 
 _out = None
-_timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)
+_timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
+_cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
+_armed = []
+# Once a test of this session hung, the next ones get ten times the CPU the finished tests needed (at
+# least a second), as the host's TestClock does for candidates: a bug that hangs many tests costs one probe.
+CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
+_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False}
 _root = os.getcwd()
 _max_message = 4000
 _session = None
@@ -188,16 +197,73 @@ def pytest_collection_finish(session):
     _write({"event": "collected", "count": len(session.items)})
 
 
+class Timeout(BaseException):
+    """Raised in a test that ran past its limit. Not an Exception: `except Exception` in the code under
+    test must not swallow it. The test fails, the session goes on, and the lines the hang ran stay in
+    its traceback and its coverage."""
+
+
+def _cpu_now():
+    if _clock["hangs"]:
+        return min(_cpu_limit, max(CPU_FLOOR, CPU_FACTOR * _clock["slowest"] + 0.5))
+    return _cpu_limit
+
+
+_HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_report")
+
+
+def _on_timer(signum, frame):
+    if not _clock["active"]:  # the test is over: a late signal must not outlive it
+        return
+    if frame is not None and any(h in frame.f_code.co_filename for h in _HARNESS):
+        # Raised in pytest's own machinery it would break the session: try again when the test's code runs.
+        signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
+        return
+    _clock["fired"] = True
+    if signum == signal.SIGPROF:
+        raise Timeout(f"the test used more than {_cpu_now():g} s of CPU: it probably loops forever")
+    raise Timeout(f"the test did not finish in {_timeout:g} s")
+
+
+def _arm():
+    """Soft limits, by signal in the main thread (a project's own handler for the signal is left alone)."""
+    _clock["started"], _clock["fired"], _clock["active"] = time.process_time(), False, True
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_now() if _cpu_limit > 0 else 0),
+                                (signal.SIGALRM, signal.ITIMER_REAL, _timeout)):
+        try:
+            if seconds > 0 and signal.getsignal(sig) in (signal.SIG_DFL, _on_timer):
+                signal.signal(sig, _on_timer)
+                signal.setitimer(timer, seconds)
+                _armed.append(timer)
+        except (ValueError, OSError):
+            pass
+
+
+def _disarm():
+    _clock["active"] = False
+    while _armed:
+        signal.setitimer(_armed.pop(), 0)
+    if _clock["fired"]:
+        _clock["hangs"] += 1
+    else:
+        _clock["slowest"] = max(_clock["slowest"], time.process_time() - _clock["started"])
+
+
 def pytest_runtest_logstart(nodeid, location):
     _write({"event": "start", "nodeid": nodeid})
     if _spectrum is not None:
         _spectrum.switch(nodeid)
+    _arm()
     if _timeout > 0:
-        # Kill the whole run from inside: the launcher notices the missing "finish" line.
-        faulthandler.dump_traceback_later(_timeout, exit=True, file=sys.stderr)
+        # A test that ignores the soft limit (stuck in C, or catching BaseException) ends the whole run
+        # from inside a little later: the launcher notices the missing "finish" line.
+        faulthandler.dump_traceback_later(_timeout + max(2.0, _timeout / 2), exit=True, file=sys.stderr)
 
 
 def pytest_runtest_logfinish(nodeid, location):
+    _disarm()
     if _timeout > 0:
         faulthandler.cancel_dump_traceback_later()
 

@@ -107,11 +107,12 @@ class WarmWorker:
         return self.thread.is_alive()
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
-            memory_mb: int) -> TestReport:
+            memory_mb: int, cpu_limit: float = 0.0) -> TestReport:
         rid = next(self.ids)
         # Bytes in the file's own encoding, carried through JSON one character per byte.
         request = {"id": rid, "files": {k: v.decode("latin-1") for k, v in files.items()}, "args": list(args),
-                   "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb}
+                   "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb,
+                   "cpu_limit": cpu_limit}
         if self._closed:
             return TestReport(problem=f"warm worker {self.index} is closed")
         try:
@@ -159,7 +160,7 @@ class WarmPool:
         return any(w.alive for w in self.workers)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
-            memory_mb: int = 2048) -> TestReport:
+            memory_mb: int = 2048, cpu_limit: float = 0.0) -> TestReport:
         worker = None
         while worker is None:
             if not self.alive:
@@ -169,7 +170,7 @@ class WarmPool:
             except queue.Empty:
                 continue
         try:
-            report = worker.run(files, args, timeout, per_test_timeout, memory_mb)
+            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit)
         finally:
             if worker.alive:
                 self.idle.put(worker)

@@ -24,7 +24,11 @@ from typing import Sequence
 from . import seccomp_filter
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
 from .fresh import prelude_argv, remove, stage_changes
-from .launcher import Launch, clean_env, close_fds, kill_group, prlimit_argv, report_pipe, supervise
+from .envpolicy import clean_env
+from .launcher import Launch, supervise
+from .reaper import kill_group
+from .rlimits import prlimit_argv
+from .streams import close_fds, report_pipe
 
 SANDBOX_HOME = "/home/sandbox"
 SYSTEM_RO = ("/usr", "/etc")

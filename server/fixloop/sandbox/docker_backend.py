@@ -19,7 +19,8 @@ from typing import Any, Sequence
 
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
 from .fresh import prelude_argv, remove, stage_changes
-from .launcher import Capped, clean_env
+from .envpolicy import clean_env
+from .streams import Capped
 
 REPORT_DIR = "/run/fixloop-report"
 REPORT_FD = 9

@@ -24,7 +24,10 @@ from typing import Sequence
 from . import seccomp_filter
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
 from .fresh import host_copy, remove
-from .launcher import Launch, clean_env, close_fds, prlimit_argv, report_pipe, supervise
+from .envpolicy import clean_env
+from .launcher import Launch, supervise
+from .rlimits import prlimit_argv
+from .streams import close_fds, report_pipe
 
 SUPERVISOR = Path(__file__).with_name("landlock_exec.py")
 SYSTEM_RO = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt"]

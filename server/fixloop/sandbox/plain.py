@@ -13,7 +13,11 @@ from typing import Sequence
 
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits
 from .fresh import host_copy, remove
-from .launcher import Launch, clean_env, close_fds, kill_group, prlimit_argv, report_pipe, supervise
+from .envpolicy import clean_env
+from .launcher import Launch, supervise
+from .reaper import kill_group
+from .rlimits import prlimit_argv
+from .streams import close_fds, report_pipe
 
 GUARANTEES = (
     "UNSANDBOXED: the command can read your files, use the network and signal your processes",

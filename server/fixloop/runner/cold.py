@@ -1,0 +1,79 @@
+"""A normal sandboxed pytest process on a fresh copy of the tree: the authoritative verdict."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from ..core.model import Limits, Patch, TestReport
+from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from .report import parse_report
+from .scratch import Scratch
+
+JUNIT = ".fixloop-junit.xml"  # written by pytest in the run's own fresh copy, forwarded by the plugin
+
+
+def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] | TestReport:
+    """The patch's files in their own encodings, or the report of a candidate that cannot be written."""
+    try:
+        return {c.path: scratch.encoded(c.path, c.after) for c in (patch.changes if patch else ())}
+    except UnicodeEncodeError as e:
+        return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
+
+
+def pytest_argv(python: str, pytest_args: Sequence[str], select: Sequence[str], fail_fast: bool) -> list[str]:
+    argv = [python, "-m", "pytest", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
+            "--color=no", "--no-header", "-rN", f"--junitxml={JUNIT}", *pytest_args]
+    if fail_fast:
+        argv.append("-x")
+    return argv + list(select)
+
+
+class ColdRunner:
+    """Counts its runs; each is a fresh sandboxed process, so nothing one run leaves reaches the next."""
+
+    def __init__(self, scratch: Scratch, sandbox: Sandbox, python: str, limits: Limits,
+                 pytest_args: Sequence[str] = ()) -> None:
+        self.scratch = scratch
+        self.sandbox = sandbox
+        self.python = python
+        self.limits = limits
+        self.pytest_args = tuple(pytest_args)
+        self.runs = 0
+        self.overflowed = False  # the last run's report passed the cap (then nothing in it is a pass)
+
+    def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: tuple[float, float],
+            policy: Policy, raw_lines: list[str] | None = None) -> TestReport:
+        """`per_test` is (wall, cpu) seconds a test may take, 0 for none."""
+        self.runs += 1
+        self.overflowed = False
+        changes = candidate_files(self.scratch, patch)
+        if isinstance(changes, TestReport):
+            return changes
+        argv = pytest_argv(self.python, self.pytest_args, select, fail_fast)
+        env = dict(policy.env)
+        env["FIXLOOP_TEST_TIMEOUT"], env["FIXLOOP_CPU_LIMIT"] = str(per_test[0]), str(per_test[1])
+        wall = self.limits.test_timeout
+        limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
+        try:
+            result = self.sandbox.run(argv, self.scratch.tree(changes), limits, Policy(policy.read_only, env,
+                                                                                       policy.network))
+        except (OSError, ValueError) as e:  # e.g. a change through a link of the pristine tree
+            return TestReport(problem=f"the run could not start: {e}")
+        self.overflowed = result.report_overflow
+        lines = result.report.decode("utf-8", "replace").splitlines()
+        if raw_lines is not None:
+            raw_lines.extend(lines)
+        report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output,
+                              result.report_overflow)
+        return _limit_problem(report, result.limit_hit)
+
+
+def _limit_problem(report: TestReport, limit_hit: str) -> TestReport:
+    """A run cut at the disk quota (or at a limit before any result) says nothing about the tests: it is an
+    error, not a failure to fix."""
+    if not limit_hit or limit_hit == "wall" or (report.results and limit_hit != "disk"):
+        return report
+    problem = ("sandbox limit hit: disk (the run wrote more than sandbox.disk_quota_mb allows)"
+               if limit_hit == "disk" else f"sandbox limit hit: {limit_hit}")
+    return TestReport(report.results, report.collection_errors, report.returncode, report.duration,
+                      report.timed_out, report.output_tail, problem)

@@ -1,0 +1,132 @@
+"""Screening candidates on warm workers: starting the pool in the background, reading candidates ahead on a
+spare worker, and handing each result to whoever asks first."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable, Sequence
+
+from ..core.model import Patch, TestReport
+from ..sandbox.api import Policy, Sandbox
+from .cold import candidate_files
+from .scratch import Scratch
+from .warm import WarmPool, WarmWorker
+
+MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
+
+
+class Screening:
+    """The warm pool of one run. `problem` says why there is none (then the caller runs cold)."""
+
+    def __init__(self, scratch: Scratch, sandbox: Sandbox, python: str, policy: Policy, workers: int,
+                 lifetime: float, timeout: Callable[[], tuple[float, float]], pytest_args: Sequence[str] = (),
+                 memory_mb: int = 2048) -> None:
+        self.scratch = scratch
+        self.sandbox = sandbox
+        self.python = python
+        self.policy = policy
+        self.workers = workers
+        self.lifetime = lifetime
+        self.timeout = timeout  # the per-test limit, asked when a candidate starts (it is learned meanwhile)
+        self.pytest_args = tuple(pytest_args)
+        self.memory_mb = memory_mb
+        self.pool: WarmPool | None = None
+        self.problem = ""
+        self.waiting: dict[tuple[object, tuple[str, ...]], Future[TestReport]] = {}
+        self._starting: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="fixloop-prefetch")
+
+    def start_in_background(self) -> None:
+        if self.workers > 0 and self._starting is None and self.pool is None:
+            self._starting = threading.Thread(target=self.ready_pool, daemon=True)
+            self._starting.start()
+
+    def lanes(self) -> int:
+        """How many candidates can be screened at once (the live warm workers)."""
+        pool = self.ready_pool() if self.workers > 0 else None
+        return sum(w.alive for w in pool.workers) if pool is not None else 1
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        pool = self.pool
+        key = (patch.key(), tuple(select))
+        if pool is None or key in self.waiting or self._closed:
+            return
+        if len(self.waiting) >= MAX_WAITING:
+            self.waiting.pop(next(iter(self.waiting)))
+        self.waiting[key] = self._executor.submit(self._screen, pool, patch, select)
+
+    def screen(self, patch: Patch, select: Sequence[str]) -> TestReport | None:
+        """The candidate's report from a warm worker (prefetched or now), or None when no worker can run it."""
+        ahead = self.waiting.pop((patch.key(), tuple(select)), None)
+        pool = self.ready_pool()
+        if pool is None:
+            return None
+        report = ahead.result() if ahead is not None else self._screen(pool, patch, select)
+        if report.problem:
+            self.problem = report.problem
+            return None
+        return report
+
+    def rerun(self, select: Sequence[str], limits: tuple[float, float]) -> TestReport | None:
+        """Some tests of the unpatched code again (not fail-fast), or None when no worker can run them."""
+        pool = self.ready_pool()
+        if pool is None:
+            return None
+        wall, cpu = limits
+        report = pool.run({}, [*self.pytest_args, *select], wall + 3.0, wall, self.memory_mb, cpu)
+        return None if report.problem else report
+
+    def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
+        files = candidate_files(self.scratch, patch)
+        if isinstance(files, TestReport):
+            return files
+        wall, cpu = self.timeout()
+        # The child's own limit adds pytest's start-up in the child to the per-test limit.
+        return pool.run(files, [*self.pytest_args, "-x", *select], wall + 3.0, wall, self.memory_mb, cpu)
+
+    def ready_pool(self) -> WarmPool | None:
+        if self._starting is not None and self._starting is not threading.current_thread():
+            self._starting.join()
+        with self._lock:
+            return self._start_pool()
+
+    def _start_pool(self) -> WarmPool | None:
+        if self.pool is None and not self.problem and not self._closed:
+            workers: list[WarmWorker] = []
+            errors: list[str] = []
+
+            def start(i: int) -> None:
+                try:
+                    workers.append(WarmWorker(i, self.scratch.tree(), self.sandbox, self.python, self.policy,
+                                              self.lifetime, self.pytest_args))
+                except (RuntimeError, OSError) as e:
+                    errors.append(str(e))
+
+            threads = [threading.Thread(target=start, args=(i,)) for i in range(self.workers)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if workers:
+                self.pool = WarmPool(sorted(workers, key=lambda w: w.index))
+            else:
+                self.problem = "; ".join(errors) or "no warm worker started"
+        if self.pool is not None and not self.pool.alive:
+            self.problem = "the warm workers stopped"
+            return None
+        return self.pool
+
+    def close(self) -> None:
+        self._closed = True
+        if self._starting is not None:
+            if self._starting.is_alive():
+                # Workers still starting when the run is over (e.g. every test passed): stop them rather
+                # than wait for them; nothing else of this run is left on the sandbox.
+                self.sandbox.kill_all()
+            self._starting.join()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.close()
