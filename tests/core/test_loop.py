@@ -7,7 +7,7 @@ from typing import Iterator, Mapping, Sequence
 
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Frame, Limits, Patch, Status, Task, TestResult, Usage, Verdict
+from fixloop.core.model import FileChange, Frame, Limits, Patch, Status, Task, TestResult, Usage, Verdict
 from fixloop.core.ports import Ports, ProposalContext
 from tests.fakes import Call, RunVerdict, ScriptedProposer, ScriptedRunner
 
