@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -207,7 +208,7 @@ class PytestRunner:
                                 report.timed_out, report.output_tail,
                                 "sandbox limit hit: disk (the run wrote more than sandbox.disk_quota_mb allows)"
                                 if result.limit_hit == "disk" else f"sandbox limit hit: {result.limit_hit}")
-        return report
+        return dataclasses.replace(report, cpu_seconds=round(result.cpu_seconds, 3), peak_mb=round(result.peak_mb, 1))
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

@@ -264,6 +264,7 @@ def supervise(launch: Launch, limits: SandboxLimits, backend: str, guarantees: t
         timed_out=timed_out, limit_hit=limit_hit, stdout_head=oh, stdout_tail=ot, stdout_total=out.total,
         stderr_head=eh, stderr_tail=et, stderr_total=err.total, duration=time.monotonic() - started,
         backend=backend, guarantees=guarantees, report=bytes(report.data), report_overflow=report.overflow,
+        cpu_seconds=reaper.cpu, peak_mb=reaper.peak_kb / 1024,
     )
 
 
@@ -274,6 +275,7 @@ class Reaper:
         self.proc = proc
         self.cpu = 0.0  # from wait4: the whole reaped tree
         self.cpu_seen = 0.0  # the most any one process of the tree had used at the last sample
+        self.peak_kb = 0  # from wait4: the largest resident set of the tree's processes (run telemetry)
 
     def done(self, block: bool = False) -> bool:
         if self.proc.returncode is not None:
@@ -287,6 +289,7 @@ class Reaper:
             return False
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         self.cpu = usage.ru_utime + usage.ru_stime  # includes every descendant the tree reaped
+        self.peak_kb = usage.ru_maxrss
         return True
 
     def wait(self, timeout: float | None = None) -> bool:
