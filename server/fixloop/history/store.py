@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from . import files, record
 
-log = logging.getLogger("fixloop.history")
+log = logging.getLogger("fixloop.run_history")
 CACHE_VERSION = 1
 MAX_PROJECTS = 500
 
