@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..core.model import FileChange, Patch
+from .contract import HISTORY, REPORT, STATS
 from .editor import Editor
 from .paths import BadInput, read_disk_text
 from .review_edits import Reviewer
@@ -61,8 +62,8 @@ class HistoryCommands:
 
         limit = arg.get("limit", 200)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
-            raise BadInput(f"fixloop.history: 'limit' must be a whole number from 0 to {MAX_LIMIT}")
-        h = await asyncio.to_thread(self._load, arg, "fixloop.history")
+            raise BadInput(f"{HISTORY}: 'limit' must be a whole number from 0 to {MAX_LIMIT}")
+        h = await asyncio.to_thread(self._load, arg, HISTORY)
         rows = history_rows(h.records[-limit:] if limit else h.records)
         return {"runs": rows[::-1], "total": len(h.records), "skipped": h.skipped}  # newest first, for a picker
 
@@ -70,7 +71,7 @@ class HistoryCommands:
         from ..history import kpis
         from ..history.text import headline
 
-        h = await asyncio.to_thread(self._load, arg, "fixloop.stats")
+        h = await asyncio.to_thread(self._load, arg, STATS)
         k = kpis.compute(h.records)
         return {**k, "skipped": h.skipped, "headline": [list(x) for x in headline(k)]}
 
@@ -81,7 +82,7 @@ class HistoryCommands:
         from ..history.text import headline
 
         def work() -> dict[str, Any]:
-            h = self._load(arg, "fixloop.report")
+            h = self._load(arg, REPORT)
             k = kpis.compute(h.records)
             root = str(self.editor.root() or "all")
             name = "report-" + hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:12] + ".html"
