@@ -111,9 +111,9 @@ def find_run(run_id: str, path: Path) -> tuple[Path, dict[str, Any], bytes] | No
         if runs_fd is None:
             continue
         try:
-            sig = files.signature(runs_fd, run_id)
-            if sig is None:
+            if not files.is_run_dir(runs_fd, run_id):
                 continue
+            sig = files.signature(runs_fd, run_id)
             raw = files.read_run(runs_fd, run_id, (*files.RUN_FILES, "fix.diff"))
         finally:
             os.close(runs_fd)

@@ -60,24 +60,25 @@ def run_ids(runs_fd: int) -> list[str]:
     return sorted(out)
 
 
-def signature(runs_fd: int, run_id: str) -> tuple[int, ...] | None:
-    """A cheap fingerprint of a run folder's files (size, mtime) without opening them: the cache key.
-    None when the folder is not a plain directory any more."""
+def signature(runs_fd: int, run_id: str) -> tuple[int, ...]:
+    """A cheap fingerprint of a run folder's files (size, mtime, mode) without opening them: the cache key.
+    Only stat() through the folder name (listed as a plain directory by `run_ids`): a link swapped in since
+    can at worst change the fingerprint, and the files themselves are only ever read by `read_run`."""
+    sig: list[int] = []
+    for name in RUN_FILES:
+        try:
+            st = os.stat(f"{run_id}/{name}", dir_fd=runs_fd, follow_symlinks=False)
+            sig += [st.st_size, st.st_mtime_ns, st.st_mode]
+        except OSError:
+            sig += [-1, 0, 0]
+    return tuple(sig)
+
+
+def is_run_dir(runs_fd: int, run_id: str) -> bool:
     try:
-        dir_fd = os.open(run_id, DIR_FLAGS, dir_fd=runs_fd)
+        return stat.S_ISDIR(os.stat(run_id, dir_fd=runs_fd, follow_symlinks=False).st_mode)
     except OSError:
-        return None
-    try:
-        sig: list[int] = []
-        for name in RUN_FILES:
-            try:
-                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                sig += [st.st_size, st.st_mtime_ns, st.st_mode]
-            except OSError:
-                sig += [-1, 0, 0]
-        return tuple(sig)
-    finally:
-        os.close(dir_fd)
+        return False
 
 
 def read_run(runs_fd: int, run_id: str, names: tuple[str, ...] = RUN_FILES) -> RunFiles:

@@ -108,8 +108,6 @@ def load_project(project: Path, history: History, use_cache: bool = True) -> Non
     try:
         for run_id in files.run_ids(runs_fd):
             sig = files.signature(runs_fd, run_id)
-            if sig is None:
-                continue
             hit = old.get(run_id)
             if isinstance(hit, dict) and hit.get("sig") == list(sig) and isinstance(hit.get("record"), dict):
                 rec = hit["record"]
@@ -119,6 +117,7 @@ def load_project(project: Path, history: History, use_cache: bool = True) -> Non
                 if raw.data:
                     mtime = sig[1] / 1e9 if sig[1] > 0 else sig[4] / 1e9
                     rec = record.build(run_id, name, raw.data, raw.problems, mtime)
+                    rec.pop("phases", None)  # `fixloop show` reads its run afresh: the cache stays small
                 changed = True
                 hit = {"sig": list(sig), "record": rec}
             fresh[run_id] = hit

@@ -116,8 +116,7 @@ class HistoryCommands:
         if runs_fd is None:
             return None
         try:
-            sig = files.signature(runs_fd, run_id)
-            if sig is None:
+            if not files.is_run_dir(runs_fd, run_id):
                 return None
             raw = files.read_run(runs_fd, run_id, (*files.RUN_FILES, "fix.diff"))
         finally:
