@@ -89,6 +89,13 @@ def learning_curve(plt: Any, records: list[dict[str, Any]], k: dict[str, Any]) -
     return fig
 
 
+def _day_ticks(ax: Any, days: list[str]) -> None:
+    """At most a dozen date labels, so a long history stays readable."""
+    step = max(1, -(-len(days) // 12))
+    ticks = list(range(0, len(days), step))
+    ax.set_xticks(ticks, [label(days[i]) for i in ticks], rotation=30, ha="right")
+
+
 def _day(ts: float) -> str:
     return datetime.datetime.fromtimestamp(ts).strftime("%Y-%m-%d")
 
@@ -108,7 +115,7 @@ def fix_rate_by_class(plt: Any, records: list[dict[str, Any]], k: dict[str, Any]
                 fixed[_day(r["started"])] += r["status"] == "fixed"
         pts = [(d, 100 * fixed[d] / tried[d]) for d in days if tried[d]]
         ax.plot([days.index(d) for d, _ in pts], [y for _, y in pts], marker="o", markersize=3, label=label(cls))
-    ax.set_xticks(range(len(days)), [label(d) for d in days], rotation=30, ha="right")
+    _day_ticks(ax, days)
     ax.set_ylabel("fixed %")
     ax.set_ylim(-5, 105)
     ax.legend(loc="lower right", frameon=False, fontsize=7)
@@ -126,10 +133,11 @@ def cost_per_day(plt: Any, records: list[dict[str, Any]], k: dict[str, Any]) -> 
     days = sorted(cost)
     fig, ax = plt.subplots(figsize=(WIDTH, 2.4))
     ax.bar(range(len(days)), [cost[d] for d in days], color="#2ca02c")
-    ax.set_xticks(range(len(days)), [label(d) for d in days], rotation=30, ha="right")
+    _day_ticks(ax, days)
     ax.set_ylabel("$ per day")
-    for i, d in enumerate(days):
-        ax.annotate(f"{fixes[d]} fix", (i, cost[d]), ha="center", va="bottom", fontsize=7)
+    if len(days) <= 14:  # the fixes of each day on its bar, while there is room
+        for i, d in enumerate(days):
+            ax.annotate(f"{fixes[d]} fix", (i, cost[d]), ha="center", va="bottom", fontsize=7)
     return fig
 
 
