@@ -87,3 +87,16 @@ def test_report_without_matplotlib_keeps_its_tables(tmp_path: Path, monkeypatch)
     assert result.exit_code == 0 and "matplotlib" in result.stderr
     page = out.read_text()
     assert "<svg" not in page and "fixloop[report]" in page and "Error classes" in page
+
+
+def test_stats_of_an_unchanged_history_come_from_the_cache_until_a_run_changes(tmp_path: Path) -> None:
+    p = _project(tmp_path)
+    first = json.loads(runner.invoke(app, ["stats", str(p), "--json"]).stdout)
+    assert first["review"]["rejected_hunks"] == 1
+    again = json.loads(runner.invoke(app, ["stats", str(p), "--json"]).stdout)
+    assert again == first
+    d = p / ".fixloop" / "runs" / "20261102-090000-000002"
+    with open(d / "decisions.jsonl", "a") as fh:  # the user changed their mind on that hunk
+        fh.write(json.dumps({"run_id": d.name, "hunk": "a.py#0", "accepted": True}) + "\n")
+    later = json.loads(runner.invoke(app, ["stats", str(p), "--json"]).stdout)
+    assert later["review"]["rejected_hunks"] == 0 and later["review"]["accepted_hunks"] == 2

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from . import files, kpis, record
 from .text import headline, num, pct
-from .store import History, known_projects, load
+from .store import History, cached_kpis, known_projects, load, store_kpis
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 EXIT_USAGE = 2
@@ -171,13 +171,21 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
 def stats(path: Path = PathArg, all_projects: bool = AllOption, since: Optional[str] = SinceOption,
           as_json: bool = JsonOption) -> None:
     """KPIs: fix rate, first-try rate, candidates and time per fix, cost, safety refusals, your reviews."""
-    h = gather(path, all_projects, since)
-    k = kpis.compute(h.records, memory_bytes())
-    k["skipped"] = h.skipped
+    projects, when_from = projects_for(path, all_projects), parse_since(since)
+    digest, k = cached_kpis(projects, when_from)  # an unchanged history: its runs are only stat'ed
+    if k is None:
+        h = load(projects, when_from)
+        tell(h)
+        k = kpis.compute(h.records)
+        k["skipped"], k["notes"] = h.skipped, h.notes[:50]
+        store_kpis(projects, when_from, digest, k)
+    else:
+        tell(History(skipped=k.get("skipped", {}), notes=k.get("notes", [])))
+    k["memory"]["store_bytes"] = memory_bytes()
     if as_json:
         sys.stdout.write(json.dumps(k) + "\n")
         return
-    if not h.records:
+    if not k["runs"]:
         err.print("no runs yet: the KPIs need at least one `fixloop fix` run")
         return
     Console(highlight=False).print(render_stats(k))

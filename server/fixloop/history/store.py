@@ -152,3 +152,43 @@ def load(projects: Iterable[Path], since: float | None = None, use_cache: bool =
         history.records = [r for r in history.records if r.get("started", 0) >= since]
     history.records.sort(key=lambda r: (r.get("started", 0), r.get("run_id", "")))
     return history
+
+
+# ---- KPIs of an unchanged history ---------------------------------------------------------------
+def fingerprint(projects: Iterable[Path], since: float | None) -> str:
+    """A digest of every run folder's file sizes and mtimes (stat only, nothing read): equal digests mean
+    the same runs, so the KPIs computed last time still hold."""
+    h = hashlib.sha256(f"{CACHE_VERSION}|{since}".encode())
+    for project in dict.fromkeys(str(p) for p in projects):
+        h.update(b"\0" + project.encode("utf-8", "surrogateescape"))
+        runs_fd = files.open_runs_dir(Path(project))
+        if runs_fd is None:
+            continue
+        try:
+            for run_id in files.run_ids(runs_fd):
+                h.update(run_id.encode() + repr(files.signature(runs_fd, run_id)).encode())
+        except OSError:
+            h.update(b"unlistable")
+        finally:
+            os.close(runs_fd)
+    return h.hexdigest()
+
+
+def _kpi_file(key: str) -> Path:
+    return data_dir() / "history" / f"kpis-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.json"
+
+
+def cached_kpis(projects: list[Path], since: float | None) -> tuple[str, dict[str, Any] | None]:
+    """The fingerprint of the history and the KPIs stored for it, if that history was seen before."""
+    digest = fingerprint(projects, since)
+    data = _read_json(_kpi_file(repr(sorted(map(str, projects))) + repr(since)))
+    if isinstance(data, dict) and data.get("digest") == digest and isinstance(data.get("kpis"), dict):
+        return digest, data["kpis"]
+    return digest, None
+
+
+def store_kpis(projects: list[Path], since: float | None, digest: str, kpis: dict[str, Any]) -> None:
+    try:
+        _write_json(_kpi_file(repr(sorted(map(str, projects))) + repr(since)), {"digest": digest, "kpis": kpis})
+    except OSError as e:
+        log.warning("cannot write the KPI cache: %s", e)
