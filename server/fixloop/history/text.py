@@ -16,7 +16,7 @@ def num(x: float | None, fmt: str = ".1f") -> str:
 def headline(k: dict[str, Any]) -> list[tuple[str, str]]:
     """The few numbers worth one line each (the editors echo these too)."""
     return [
-        ("runs", f"{k['runs']} ({k['attempted']} with something to fix, {k['projects']} project(s))"),
+        ("runs", f"{k['runs']} in {k['projects']} project(s), {k['attempted']} to fix"),
         ("fix rate", f"{pct(k['fix_rate'])} ({k['fixed']} fixed)"),
         ("first-try rate", pct(k["first_try_rate"])),
         ("candidates / iterations / test runs per fix", f"{num(k['mean_candidates_per_fix'])} / "
