@@ -1,4 +1,4 @@
-"""`fixloop`: fix / serve / doctor / memory / report.
+"""`fixloop`: fix / serve / doctor / memory / history / show / stats / report.
 
 Exit codes of `fixloop fix`: 0 fixed (and applied, or shown with --dry-run), 1 not fixed,
 2 usage error, 3 nothing to fix (all tests pass, none collected, or only flaky ones), 4 internal error.
@@ -135,6 +135,7 @@ def fix(
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
+    from .runlog import record_decision
     from .session import FixSession
     from .workspace_guard import refusal
 
@@ -183,7 +184,11 @@ def fix(
         if not as_json:
             err.print(f"[green]{outcome.message}[/]")
             Console(highlight=False).print(Syntax(summary["diff"], "diff", theme="ansi_dark", background_color="default"))
-        apply = yes or (not dry_run and not as_json and sys.stdin.isatty() and typer.confirm("Apply?", default=False))
+        asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
+        apply = yes or (asked and typer.confirm("Apply?", default=False))
+        if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
+            record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,
+                                                        "source": "cli"})
         if apply:
             result = session.apply()
             if result.ok:
@@ -213,16 +218,6 @@ def fix(
     else:
         code = EXIT_NOT_FIXED
     raise typer.Exit(code)
-
-
-@app.command()
-def report(run_dir: Path = typer.Argument(..., help="A folder under .fixloop/runs/.")) -> None:
-    """Show a past run's summary."""
-    summary_file = run_dir / "summary.json"
-    if not summary_file.is_file():
-        err.print(f"[red]error:[/] no summary.json in {run_dir}")
-        raise typer.Exit(EXIT_USAGE)
-    sys.stdout.write(summary_file.read_text(encoding="utf-8"))
 
 
 @app.command()
@@ -263,6 +258,15 @@ def _memory_app() -> typer.Typer:
 
 
 app.add_typer(_memory_app(), name="memory")
+
+
+def _history_commands() -> None:
+    from .history.cli import register  # history, show, stats, report
+
+    register(app)
+
+
+_history_commands()
 
 
 def main() -> None:

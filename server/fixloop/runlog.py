@@ -19,6 +19,8 @@ from .fdwalk import DIR_FLAGS, write_all
 from .rundir import RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir, replace_file
 
 log = logging.getLogger("fixloop.runlog")
+# summary.json's schema: 2 added "schema" itself (older summaries have none and are read as 1).
+SUMMARY_SCHEMA = 2
 
 
 def new_run_id() -> str:
@@ -43,6 +45,7 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
     """The run's outcome as JSON. These key names are stable: scripts and editors read them."""
     usage = outcome.usage
     return {
+        "schema": SUMMARY_SCHEMA,
         "status": outcome.status.value,
         "message": outcome.message,
         "run_id": outcome.run_id,

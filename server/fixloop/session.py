@@ -14,6 +14,7 @@ from .config import Settings, project_settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
 from .core.ports import Ports
+from .history.store import remember_project
 from .runlog import RunLog, new_run_id
 from .runner.interpreter import InterpreterUnusable
 from .runner.pytest_runner import PytestRunner
@@ -104,6 +105,7 @@ class FixSession:
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         self.summary = log.finish(outcome)
+        remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
         return outcome

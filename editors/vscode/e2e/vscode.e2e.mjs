@@ -147,7 +147,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(SHORT);
-  await page.goto(env("E2E_URL"));
+  await page.goto(env("E2E_URL"), { timeout: 3 * LONG }); // a busy machine serves the first load slowly
 
   await check("workbench loads", async () => {
     await page.locator(".monaco-workbench").waitFor({ timeout: LONG });
@@ -234,6 +234,32 @@ try {
     await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
     await page.locator(".monaco-editor .view-lines", { hasText: "pricing.py" }).first().waitFor({ timeout: SHORT });
     await shot("last-run");
+  });
+
+  await check("Show report opens the HTML report in a webview with a strict CSP", async () => {
+    await runCommand("fixloop: Show report");
+    const inner = page.frameLocator("iframe.webview.ready").last().frameLocator("iframe#active-frame");
+    await inner.locator("h1", { hasText: "fixloop report" }).waitFor({ timeout: LONG });
+    await inner.locator("h2", { hasText: "Key figures" }).waitFor({ timeout: SHORT });
+    await inner.locator("svg").first().waitFor({ timeout: SHORT }); // the plots are inline SVG
+    const policies = await inner.locator('meta[http-equiv="Content-Security-Policy"]').evaluateAll((metas) =>
+      metas.map((m) => m.getAttribute("content")));
+    if (!policies.some((p) => p.startsWith("default-src 'none'"))) throw new Error(`no strict CSP: ${policies}`);
+    if (await inner.locator("script").count()) throw new Error("the report has a script");
+    await shot("report-webview");
+    await page.keyboard.press("Control+W"); // close the report tab
+  });
+
+  await check("Show history lists past runs and reopens one's diff", async () => {
+    await runCommand("fixloop: Show history");
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "fixed by" }).first();
+    await row.waitFor({ timeout: LONG });
+    await shot("history-pick");
+    await row.click();
+    await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
+    await shot("history-run");
+    await page.locator(".notifications-toasts .codicon-notifications-clear-all, .notifications-toasts .codicon-close").first()
+      .click({ timeout: 2000 }).catch(() => undefined);
   });
 
   await check("Forget this memory asks for an id and reports the server's answer", async () => {

@@ -1,6 +1,7 @@
 // Entry point: wires the output channel, status item, server controller and commands together.
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
+import { registerHistoryCommands } from "./history";
 import { RedactingChannel } from "./output";
 import { onInterpreterChange } from "./python";
 import { API_KEY_SECRET, ServerController } from "./server";
@@ -37,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   controller = server;
   context.subscriptions.push(output, status, server);
   registerCommands(context, server, output);
+  registerHistoryCommands(context, server);
 
   const restart = (): void => void server.restart();
   context.subscriptions.push(

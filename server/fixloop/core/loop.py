@@ -25,8 +25,9 @@ from .model import (
 from .flaky import flaky_among
 from .guard import rejection
 from .patch import patch_size, unified_diff
-from .ports import Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
+from .ports import CallLogging, Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
+from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
 
 Run = Generator[Event, None, Outcome]
 
@@ -48,7 +49,7 @@ _CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
 def run(task: Task, ports: Ports, run_id: str) -> Run:
     r = _Run(task, ports, run_id)
     yield r.event("started", "start", workspace=str(task.workspace), scope=task.scope.kind, target=task.scope.value,
-                  seed=task.seed)
+                  seed=task.seed, schema=EVENTS_SCHEMA)
     end = yield from r.take_baseline()  # 1. which tests fail now, and do they fail reliably?
     if end is not None:
         return (yield from r.finish(end))
@@ -128,9 +129,11 @@ class _Run:
     def retrieve(self, ctx: ProposalContext) -> Iterator[Event]:
         memory = self.ports.memory
         if memory is not None:
+            t0 = self.ports.now()
             ctx.lessons = memory.recall(ctx.baseline, ctx.sources)
             ctx.priors = memory.priors(ctx.baseline)
-            yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons))
+            yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons),
+                             seconds=round(self.ports.now() - t0, 4))
 
     def localize(self, ctx: ProposalContext) -> Generator[Event, None, str]:
         """Rank suspect lines; returns what the localizer found worth saying (said again if nothing fixes it)."""
@@ -213,7 +216,8 @@ class _Run:
         attempt = self.test(patch, index)
         assert attempt.report is not None
         yield self.event("tested", "run", index, status=attempt.status, iteration=self.iterations,
-                         tokens=_usage(ports).tokens, **_counts(attempt.report))
+                         tokens=_usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
+                         candidate_seconds=round(attempt.duration, 3), **_counts(attempt.report))
         if attempt.status == "plausible":
             self.plausible.append(patch)
             self.winner = min(self.plausible, key=_preference)
@@ -238,6 +242,7 @@ class _Run:
         report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
         self.test_runs += 1
         status = "failed"
+        screen = report
         if _targets_pass(report, targets):
             full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
             self.test_runs += 1
@@ -248,7 +253,9 @@ class _Run:
             broken += sorted({r.nodeid for r in full.failed} - self.failing_before)
             if not full.problem and not full.timed_out and not full.collection_errors and not broken:
                 status = "plausible"
-            report = full
+            # The candidate's cost is both runs: CPU added up, memory at its peak.
+            report = replace(full, cpu_seconds=screen.cpu_seconds + full.cpu_seconds,
+                             peak_mb=max(screen.peak_mb, full.peak_mb))
         return Attempt(index, patch, status, report=report, duration=ports.now() - t0)
 
     def breaker(self, attempt: Attempt) -> Generator[Event, None, _End | None]:
@@ -265,7 +272,10 @@ class _Run:
         return _End(Status.GAVE_UP, message)
 
     def notes(self, proposer: Proposer) -> Iterator[Event]:
-        """A proposer's messages, shown once each (e.g. "no API key")."""
+        """A proposer's messages, shown once each (e.g. "no API key"), and its model calls since the last time."""
+        if isinstance(proposer, CallLogging):
+            for call in proposer.drain_calls():
+                yield self.event("model_call", "propose", proposer=proposer.name, **call_fields(call))
         if isinstance(proposer, Noting):
             notes = list(proposer.notes)
             proposer.notes.clear()
@@ -377,17 +387,6 @@ def _usage(ports: Ports) -> Usage:
         if isinstance(p, Metered):
             total = total + p.usage()
     return total
-
-
-def _counts(report: TestReport) -> dict[str, object]:
-    return {
-        "passed": len(report.passed),
-        "failed": len(report.failed),
-        "errors": len(report.collection_errors),
-        "timed_out": report.timed_out,
-        "problem": report.problem,
-        "seconds": round(report.duration, 3),
-    }
 
 
 def drive(gen: Run, on_event=lambda e: None) -> Outcome:  # type: ignore[no-untyped-def]

@@ -94,6 +94,8 @@ class TestReport:
     timed_out: bool = False
     output_tail: str = ""
     problem: str = ""  # the run itself failed (no pytest, crash): not a test outcome
+    cpu_seconds: float = 0.0  # CPU time of the run's whole process tree, when the runner measured it
+    peak_mb: float = 0.0  # the largest resident set of any one process of the run, when measured
 
     @property
     def failed(self) -> tuple[TestResult, ...]:

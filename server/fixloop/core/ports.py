@@ -58,6 +58,14 @@ class Reflector(Protocol):
 
 
 @runtime_checkable
+class CallLogging(Protocol):
+    """A proposer that calls a model hands over one record per call since the last drain (model, tokens
+    in/out/cache, $, seconds, tool calls); the loop logs each as a "model_call" event."""
+
+    def drain_calls(self) -> list[dict[str, object]]: ...
+
+
+@runtime_checkable
 class Metered(Protocol):
     """A port that spends tokens (the LLM proposer) reports what it spent so far."""
 

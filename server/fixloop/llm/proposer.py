@@ -42,7 +42,8 @@ class LLMProposer:
         self.meter = Meter(limits, daily)
         self.notes: list[str] = []  # the loop turns these into "note" events
         self._told: set[str] = set()
-        self.calls: list[dict[str, Any]] = []  # one row per model call: kind, tokens, $, seconds
+        self.calls: list[dict[str, Any]] = []  # one row per model call: kind, model, tokens, $, seconds, tools
+        self._undrained: list[dict[str, Any]] = []
         self._unavailable = ""
         if offline:
             self._unavailable = "offline: the model is not called"
@@ -190,10 +191,19 @@ class LLMProposer:
         reply = self._client.call(Request(self._system, messages, max_tokens, self._tools, tool_choice))
         spent = usage_from_api(reply.usage, self.prices)
         self.meter.add(spent)
-        self.calls.append({"kind": kind, "tokens": spent.tokens, "input_tokens": spent.input_tokens,
-                           "output_tokens": spent.output_tokens, "cache_read_tokens": spent.cache_read_tokens,
-                           "cost_usd": spent.cost_usd, "seconds": time.monotonic() - started})
+        record = {"kind": kind, "model": reply.model or self.settings.model, "tokens": spent.tokens,
+                  "input_tokens": spent.input_tokens, "output_tokens": spent.output_tokens,
+                  "cache_read_tokens": spent.cache_read_tokens, "cache_write_tokens": spent.cache_write_tokens,
+                  "cost_usd": round(spent.cost_usd, 6), "seconds": round(time.monotonic() - started, 3),
+                  "tool_calls": len(reply.tool_calls), "stop_reason": reply.stop_reason}
+        self.calls.append(record)
+        self._undrained.append(record)
         return reply
+
+    def drain_calls(self) -> list[dict[str, Any]]:
+        """The calls made since the last drain, for the run log (the `CallLogging` port)."""
+        out, self._undrained = self._undrained, []
+        return out
 
     def _say(self, message: str) -> None:
         """Tell the run once per message (as a loop note event and a log line)."""

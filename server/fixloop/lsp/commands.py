@@ -9,9 +9,10 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..core.integrity import is_test_file
 from ..core.model import Scope
-from .contract import ACCEPT, CANCEL, FIX, FORGET, REJECT, SHOW_RUN
+from .contract import ACCEPT, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
+from .history import HistoryCommands
 from .parsing import test_at
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
@@ -100,13 +101,17 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         assert memory_id is not None
         return {"forgotten": diagnostics.forget(memory_id)}
 
+    past = HistoryCommands(editor, review)
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
-        SHOW_RUN: lambda arg: review.show(text_field(arg, "run_id", SHOW_RUN)),
+        SHOW_RUN: lambda arg: past.show_run(text_field(arg, "run_id", SHOW_RUN)),
         ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),
         REJECT: lambda arg: review.reject(text_field(arg, "run_id", REJECT), hunk_ids(arg, REJECT)),
         FORGET: forget,
+        HISTORY: past.history,
+        STATS: past.stats,
+        REPORT: past.report,
     }
 
 

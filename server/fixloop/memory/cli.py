@@ -5,16 +5,42 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Iterator, Optional, TextIO
 
 import typer
 from rich.console import Console
 
 from ..config import MemorySettings, project_settings
-from . import schema
-from .describe import query_text
-from .factory import make_store
-from .store import MemoryStore, StoreUnavailable, default_uri, quote
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+# The store, its schema (pyarrow) and the describer (tree-sitter) load when a memory command runs, not when
+# `fixloop` starts: `fixloop stats`, `fixloop version` and the rest never pay for them.
+
+
+def make_store(settings: MemorySettings) -> "MemoryStore":
+    from .factory import make_store as make
+
+    return make(settings)
+
+
+def default_uri() -> str:
+    from .store import default_uri as uri
+
+    return uri()
+
+
+def quote(value: str) -> str:
+    from .store import quote as q
+
+    return q(value)
+
+
+def query_text(text: str) -> str:
+    from .describe import query_text as describe
+
+    return describe(text)
 
 memory_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Inspect and share the learning memory.")
 err = Console(stderr=True, highlight=False)
@@ -37,6 +63,8 @@ def _settings(uri: Optional[str]) -> MemorySettings:
 
 
 def _open(uri: Optional[str]) -> MemoryStore:
+    from .store import StoreUnavailable
+
     store = make_store(_settings(uri))
     try:
         store.open()
@@ -123,6 +151,8 @@ def forget(row_id: str = typer.Argument(..., metavar="ID"), memory: Optional[str
 
 
 def _export_lines(store: MemoryStore) -> Iterator[dict[str, Any]]:
+    from . import schema
+
     yield {"fixloop_memory_export": EXPORT_FORMAT, "schema_version": schema.SCHEMA_VERSION}
     for name in EXPORT_TABLES:
         for row in store.rows(name, "", limit=max(store.count(name), 1)):
@@ -151,6 +181,8 @@ def export_(file: Path = typer.Argument(..., help="JSON lines file to write ('-'
 
 
 def _read_import(fh: TextIO) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    from . import schema
+
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in EXPORT_TABLES}
     problems: list[str] = []
     for number, line in enumerate(fh, 1):
@@ -195,6 +227,8 @@ def import_(file: Path = typer.Argument(..., help="JSON lines written by `fixloo
         rows, problems = _read_import(fh)
     for p in problems[:20]:
         err.print(f"[yellow]skipped[/] {p}")
+    from . import schema
+
     store = _open(memory)
     total = 0
     for name, batch in rows.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Mapping, Sequence
 
 from ..core.model import Limits, Patch, TestReport
@@ -65,7 +66,8 @@ class ColdRunner:
             raw_lines.extend(lines)
         report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output,
                               result.report_overflow)
-        return _limit_problem(report, result.limit_hit)
+        report = _limit_problem(report, result.limit_hit)
+        return dataclasses.replace(report, cpu_seconds=round(result.cpu_seconds, 3), peak_mb=round(result.peak_mb, 1))
 
 
 def _limit_problem(report: TestReport, limit_hit: str) -> TestReport:

@@ -133,7 +133,8 @@ class WarmWorker:
             # Killed (time or memory): not a pass, and not a problem of the worker either.
             report = TestReport(report.failed, report.collection_errors, 0, report.duration, True,
                                 report.output_tail, "")
-        return report
+        return dataclasses.replace(report, cpu_seconds=_measure(answer.get("cpu_seconds")),
+                                   peak_mb=_measure(answer.get("peak_mb")))
 
     def close(self) -> None:
         with self._closing:
@@ -179,3 +180,10 @@ class WarmPool:
     def close(self) -> None:
         for w in self.workers:
             w.close()
+
+
+def _measure(value: Any) -> float:
+    """A telemetry figure from the worker's answer (the worker runs project code): a sane number or 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e7:
+        return 0.0
+    return round(float(value), 3)

@@ -178,13 +178,16 @@ def _run(request, template, area, seq, channel):
         else:
             time.sleep(0.002)
         if answer is None:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
+                # Telemetry for the run history: the candidate's CPU time and peak memory.
+                rusage = {"cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
                 if os.WIFSIGNALED(status):
                     sig = os.WTERMSIG(status)
                     answer = {"returncode": None, "signal": sig, "killed": "memory" if sig == signal.SIGKILL else "signal"}
                 else:
                     answer = {"returncode": os.WEXITSTATUS(status), "signal": None, "killed": ""}
+                answer.update(rusage)
                 ended_at = time.monotonic()
                 _kill_group(pid)  # daemons the candidate left go with it
             elif time.monotonic() > deadline:

@@ -78,6 +78,8 @@ class RunResult:
     guarantees: tuple[str, ...] = ()
     report: bytes = b""  # everything the run wrote to its report pipe, up to `limits.report_bytes`
     report_overflow: bool = False  # it wrote more: the report is cut and cannot be believed
+    cpu_seconds: float = 0.0  # user + system time of the whole reaped tree (wait4), when known
+    peak_mb: float = 0.0  # ru_maxrss of the tree: the largest resident set of any one process, when known
 
     @property
     def output(self) -> str:

@@ -181,4 +181,5 @@ class _Supervised:
             stderr_head=eh, stderr_tail=et, stderr_total=self.err.total,
             duration=time.monotonic() - self.started, backend=backend, guarantees=guarantees,
             report=bytes(self.report.data), report_overflow=self.report.overflow,
+            cpu_seconds=self.reaper.cpu, peak_mb=self.reaper.peak_kb / 1024,
         )

@@ -23,6 +23,7 @@ class Reaper:
         self.proc = proc
         self.cpu = 0.0  # from wait4: the whole reaped tree
         self.cpu_seen = 0.0  # the most any one process of the tree had used at the last sample
+        self.peak_kb = 0  # from wait4: the largest resident set of the tree's processes (run telemetry)
 
     def done(self, block: bool = False) -> bool:
         if self.proc.returncode is not None:
@@ -36,6 +37,7 @@ class Reaper:
             return False
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         self.cpu = usage.ru_utime + usage.ru_stime  # includes every descendant the tree reaped
+        self.peak_kb = usage.ru_maxrss
         return True
 
     def wait(self, timeout: float | None = None) -> bool:

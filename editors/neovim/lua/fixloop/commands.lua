@@ -162,6 +162,12 @@ function M.attach(client, bufnr)
   create('FixloopLog', function()
     M.show_log()
   end, { desc = 'fixloop: show what the server reported' })
+  create('FixloopHistory', function()
+    require('fixloop.history').pick(bufnr)
+  end, { desc = 'fixloop: pick a past run and reopen its review' })
+  create('FixloopReport', function()
+    require('fixloop.history').report(bufnr)
+  end, { desc = 'fixloop: write the HTML report, open it, show the headline KPIs' })
 end
 
 --- Remember progress messages (for status() and :FixloopLog); the LspProgress autocmd calls this.

@@ -1,0 +1,28 @@
+"""The KPIs as short text: one place for the terminal, the report and the editors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def num(x: float | None, fmt: str = ".1f") -> str:
+    return "–" if x is None else format(x, fmt)
+
+
+def headline(k: dict[str, Any]) -> list[tuple[str, str]]:
+    """The few numbers worth one line each (the editors echo these too)."""
+    return [
+        ("runs", f"{k['runs']} in {k['projects']} project(s), {k['attempted']} to fix"),
+        ("fix rate", f"{pct(k['fix_rate'])} ({k['fixed']} fixed)"),
+        ("first-try rate", pct(k["first_try_rate"])),
+        ("candidates / iterations / test runs per fix", f"{num(k['mean_candidates_per_fix'])} / "
+         f"{num(k['mean_iterations_per_fix'])} / {num(k['mean_test_runs_per_fix'])}"),
+        ("time per fix (median / p90)", f"{num(k['median_seconds_per_fix'])} s / {num(k['p90_seconds_per_fix'])} s"),
+        ("tokens and $ per fix", f"{num(k['tokens_per_fix'], '.0f')} / ${num(k['cost_per_fix_usd'], '.4f')}"),
+        ("fixed at $0", pct(k["zero_cost_fix_share"])),
+        ("safe runs", f"{pct(k['safety']['safe_run_rate'])} ({k['safety']['unsafe_candidates_run']} unsafe candidates ran)"),
+    ]
