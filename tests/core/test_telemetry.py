@@ -9,10 +9,12 @@ from fixloop.core.model import Patch, TestReport
 from fixloop.core.ports import ProposalContext
 from fixloop.core.telemetry import EVENTS_SCHEMA
 
-from .test_loop import GOOD, SOURCE, FakeRunner, Scripted, _run
+from tests.fakes import ScriptedProposer, ScriptedRunner
+
+from .test_loop import GOOD, SOURCE, _run, double_verdict
 
 
-class MeasuredRunner(FakeRunner):
+class MeasuredRunner(ScriptedRunner):
     """Each run "used" 0.25 s of CPU and a peak growing by 10 MB per run."""
 
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
@@ -20,7 +22,7 @@ class MeasuredRunner(FakeRunner):
         return dataclasses.replace(report, cpu_seconds=0.25, peak_mb=10.0 * len(self.calls))
 
 
-class Calling(Scripted):
+class Calling(ScriptedProposer):
     """A proposer that "calls a model" once per candidate and hands over the calls' records."""
 
     def __init__(self, texts: list[str]) -> None:
@@ -39,7 +41,7 @@ class Calling(Scripted):
 
 
 def test_model_calls_and_candidate_telemetry_are_logged() -> None:
-    runner = MeasuredRunner({"m.py": SOURCE, "tests/test_m.py": "..."})
+    runner = MeasuredRunner({"m.py": SOURCE, "tests/test_m.py": "..."}, double_verdict())
     outcome, events, _ = _run([Calling(["def double(x):\n    return x * x + 1\n", GOOD])], runner=runner)
     assert events[0].kind == "started" and events[0].data["schema"] == EVENTS_SCHEMA == 2
     calls = [e for e in events if e.kind == "model_call"]
