@@ -55,6 +55,8 @@ def _write(obj):
 
 
 def _in_project(path):
+    if path.startswith("<"):  # "<frozen posixpath>", "<string>": code without a file, never the project's
+        return False
     path = os.path.abspath(path)
     if not path.startswith(_root + os.sep):
         return False
@@ -212,10 +214,24 @@ def _cpu_now():
 _HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_report")
 
 
+def _in_harness(frame):
+    """Whether the signal landed in pytest's machinery (or in the standard library on its behalf, such as
+    `inspect` while a failure is being reported) rather than in the code under test: the innermost
+    frame that is either the project's or the harness's decides."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if any(h in name for h in _HARNESS):
+            return True
+        if _in_project(name):
+            return False
+        frame = frame.f_back
+    return True
+
+
 def _on_timer(signum, frame):
     if not _clock["active"]:  # the test is over: a late signal must not outlive it
         return
-    if frame is not None and any(h in frame.f_code.co_filename for h in _HARNESS):
+    if frame is not None and _in_harness(frame):
         # Raised in pytest's own machinery it would break the session: try again when the test's code runs.
         signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
         return
