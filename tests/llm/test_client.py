@@ -66,6 +66,7 @@ def test_malformed_json_is_an_error_not_a_crash(fake: FakeAnthropic, stream: boo
         client_for(fake, stream, max_retries=0).call(REQ)
 
 
+@pytest.mark.serial  # measures wall time
 def test_timeout_on_a_slow_answer(fake: FakeAnthropic) -> None:
     fake.push(Slow(message(text("late")), 3.0))
     t0 = time.monotonic()
@@ -74,6 +75,7 @@ def test_timeout_on_a_slow_answer(fake: FakeAnthropic) -> None:
     assert time.monotonic() - t0 < 2.5
 
 
+@pytest.mark.serial  # the request must reach the server within the 0.3 s before the cancel
 @pytest.mark.parametrize("stream", [False, True])
 def test_cancel_stops_a_request_in_flight(fake: FakeAnthropic, stream: bool) -> None:
     fake.push(Slow(message(text("a long answer"), tool_use("view_file", {"path": "x.py"})), 2.0))

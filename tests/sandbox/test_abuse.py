@@ -216,6 +216,7 @@ def test_the_host_listeners_do_notice_a_connection(world: World) -> None:
     assert sorted(set(world.listener.drain())) == ["tcp", "unix"]
 
 
+@pytest.mark.serial  # 1,100 forks within the run's time: alone, not beside another worker's process trees
 @pytest.mark.parametrize("wait", ["all", "none"])
 def test_setsid_chain_and_shm_file_are_gone_after_the_run(sandbox: Any, world: World, wait: str) -> None:
     # 1,100 links, each in its own session, each the parent of the next and then a `sleep 60`; "none"

@@ -25,6 +25,11 @@ def _pyseccomp_dir() -> str:
     return str(Path(pyseccomp.__file__).parent)
 
 
+# The whole battery as uid 65534 (fork bomb, memory bomb, a 1,100-link setsid chain, ...): several seconds
+# per backend, in the end-to-end stage.
+pytestmark = pytest.mark.e2e
+
+
 @pytest.fixture(scope="module", params=["bwrap", "landlock"])
 def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     if os.geteuid() != 0:
