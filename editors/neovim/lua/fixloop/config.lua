@@ -118,7 +118,12 @@ end
 ---@param opts? fixloop.Options
 function M.init_options(opts)
   opts = opts or current
-  return { review = 'client', settings = vim.deepcopy(opts.settings) }
+  local settings = vim.deepcopy(opts.settings)
+  -- An empty Lua table is encoded as a JSON array; the server expects an object.
+  if next(settings) == nil then
+    settings = vim.empty_dict()
+  end
+  return { review = 'client', settings = settings }
 end
 
 return M
