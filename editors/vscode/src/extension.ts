@@ -1,6 +1,7 @@
 // Entry point: wires the output channel, status item, server controller and commands together.
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
+import { ManagedServer, registerServerCommands } from "./install";
 import { RedactingChannel } from "./output";
 import { onInterpreterChange } from "./python";
 import { API_KEY_SECRET, ServerController } from "./server";
@@ -33,10 +34,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     () => server?.secretValues() ?? [],
     () => vscode.workspace.getConfiguration("fixloop").get<string>("trace.server", "off") !== "off",
   );
-  server = new ServerController(context.secrets, output, status, announce);
+  const managed = new ManagedServer(context, output);
+  server = new ServerController(context.secrets, output, status, announce, managed);
   controller = server;
   context.subscriptions.push(output, status, server);
   registerCommands(context, server, output);
+  registerServerCommands(context, managed, server);
 
   const restart = (): void => void server.restart();
   context.subscriptions.push(
