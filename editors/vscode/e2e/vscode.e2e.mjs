@@ -148,7 +148,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(SHORT);
-  await page.goto(env("E2E_URL"));
+  await page.goto(env("E2E_URL"), { timeout: 3 * LONG }); // a busy 2-core machine can take a minute
 
   await check("workbench loads", async () => {
     await page.locator(".monaco-workbench").waitFor({ timeout: LONG });
