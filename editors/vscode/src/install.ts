@@ -11,7 +11,7 @@ const MISMATCH_KEY = "fixloop.managedServer.ignoredMismatch";
 export class ManagedServer {
   readonly home: string;
   readonly extensionVersion: string;
-  offered = false; // the install offer was shown this session
+  private offered = false; // the install offer was shown this session
   private installing: Promise<Installed | undefined> | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly output: RedactingChannel) {
@@ -23,12 +23,13 @@ export class ManagedServer {
     return readInstalled(this.home);
   }
 
-  /** Offers the install once per session (unless the user chose their own interpreter for good). */
-  offer(problem: string, preferred: string | undefined, onInstalled: () => void): void {
-    this.offered = true;
-    if (this.context.globalState.get(DECLINED_KEY) === "own") {
-      return;
+  /** Offers the install once per session (unless the user chose their own interpreter for good); false when
+   * it does not (the caller explains the problem its own way). */
+  offer(problem: string, preferred: string | undefined, onInstalled: () => void): boolean {
+    if (this.offered || this.context.globalState.get(DECLINED_KEY) === "own") {
+      return false;
     }
+    this.offered = true;
     void vscode.window.showInformationMessage(
       `${problem} Install the fixloop server ${this.extensionVersion} into a private environment for this extension?`,
       "Install", "Use my interpreter", "Not now",
@@ -42,6 +43,7 @@ export class ManagedServer {
         await vscode.commands.executeCommand("workbench.action.openSettings", "fixloop.pythonPath");
       }
     });
+    return true;
   }
 
   /** Installs (or reinstalls) with progress; undefined after a failure has been explained. */

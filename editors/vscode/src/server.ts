@@ -93,15 +93,16 @@ export class ServerController implements vscode.Disposable {
     this.current = { python, source };
     this.output.info(`fixloop: Python is ${python} (from ${source})`);
     const probe = await probeFixloop(python, folder?.fsPath);
-    if (!probe.ok && !fromSetting && this.managed && !this.managed.offered) {
+    if (!probe.ok && !fromSetting && this.managed) {
       const why = probe.problem === "no-python" ? `No Python to run the fixloop server was found (${python}).`
         : `fixloop is not installed in ${python}.`;
-      this.problem = `${why} Run "fixloop: Reinstall server" to install it, or set "fixloop.pythonPath".`;
-      this.status.stopped(this.problem);
-      this.output.error(`${why} (${probe.detail})`);
       const preferred = interpreter.source === "the Python extension" ? interpreter.path : undefined;
-      this.managed.offer(why, preferred, () => void this.restart());
-      return;
+      if (this.managed.offer(why, preferred, () => void this.restart())) {
+        this.problem = `${why} Run "fixloop: Reinstall server" to install it, or set "fixloop.pythonPath".`;
+        this.status.stopped(this.problem);
+        this.output.error(`${why} (${probe.detail})`);
+        return;
+      }
     }
     if (!probe.ok) {
       const install = `${python} -m pip install fixloop`;
