@@ -18,10 +18,10 @@ finish() { echo "$passed passed, $failed failed ($((SECONDS - start)) s)"; [ "$f
 
 if [ ! -f "$tools/.complete" ]; then
   echo "installing build, twine, setuptools and uv into $tools" >&2
-  rm -rf "$tools"
+  rm -rf "$tools"; mkdir -p "$cache"
   python3 -m venv "$tools" && "$tools/bin/pip" install -q --disable-pip-version-check \
-      "build>=1.2" "twine>=6" "setuptools>=77" "uv>=0.5" && touch "$tools/.complete" \
-    || { fail "installing the packaging tools"; finish; }
+      "build>=1.2" "twine>=6" "setuptools>=77" "uv>=0.5" > "$cache/tools-install.log" 2>&1 \
+    && touch "$tools/.complete" || { tail -n 20 "$cache/tools-install.log"; fail "installing the packaging tools"; finish; }
 fi
 
 work=$(mktemp -d)
