@@ -126,7 +126,8 @@ def _run(cmd: list[str], what: str) -> tuple[int, list[str]]:
 
 
 def _pip_problem(lines: list[str]) -> tuple[str, str]:
-    tail = "\n".join(lines[-8:])
+    errors = [line for line in lines if line.startswith("ERROR")]
+    tail = "\n".join(errors[-3:] or lines[-8:])  # pip's own verdict, not its whole log
     if any(sign in line for line in lines for sign in NETWORK_SIGNS):
         return ("network", "pip could not download fixloop's dependencies from the package index it is "
                 "configured for (is there a network connection, a proxy, or an index set in pip.conf / "
