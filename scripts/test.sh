@@ -31,7 +31,9 @@ fi
 
 # The editor suites install what they need once (cached outside the clone) and print their own totals.
 if [ $# -eq 0 ]; then
-  for suite in editors/neovim/tests/run.sh editors/vscode/scripts/e2e.sh; do
+  # scripts/check_package.sh: the wheel and sdist build, check and install as a tool; then the editors.
+  for suite in scripts/check_package.sh editors/neovim/tests/run.sh editors/vscode/scripts/e2e.sh \
+      editors/emacs/tests/run.sh; do
     if [ -f "$suite" ]; then
       t0=$(date +%s)
       echo "== $suite ==" >&2

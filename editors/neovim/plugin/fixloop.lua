@@ -8,3 +8,10 @@ if vim.fn.has('nvim-0.11') == 0 then
   return
 end
 require('fixloop').autocmds()
+vim.api.nvim_create_user_command('FixloopInstall', function(args)
+  if args.bang then
+    require('fixloop.install').cancel()
+  else
+    require('fixloop.install').run()
+  end
+end, { bang = true, desc = 'fixloop: install the server into a private environment (! cancels)' })

@@ -31,7 +31,7 @@ for script in "${scripts[@]}"; do
   t0=$SECONDS
   out="$(cd "$xdg" && env XDG_CONFIG_HOME="$xdg/config" XDG_DATA_HOME="$xdg/data" XDG_STATE_HOME="$xdg/state" \
     XDG_CACHE_HOME="$xdg/cache" FIXLOOP_PLUGIN_DIR="$plugin" FIXLOOP_REPO="$repo" FIXLOOP_TEST_PYTHON="$py" \
-    FIXLOOP_MEMORY="$xdg/memory" timeout 300 "$venv/bin/nvim" --clean --headless -l "$script" 2>&1)"
+    FIXLOOP_MEMORY="$xdg/memory" timeout "${FIXLOOP_NVIM_TIMEOUT:-1800}" "$venv/bin/nvim" --clean --headless -l "$script" 2>&1)"
   rc=$?
   printf '%s\n' "$out" | grep -v '^RESULT '
   line="$(printf '%s\n' "$out" | grep '^RESULT ' | tail -1)"

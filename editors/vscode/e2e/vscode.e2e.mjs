@@ -18,12 +18,13 @@ const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "ind
 
 const SHORT = 30_000;
 const LONG = 60_000;
+const INSTALL = Number(process.env.E2E_INSTALL_TIMEOUT_MS ?? 900_000); // a pip install of the server and its dependencies
 const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 180_000); // one fixloop run on the fixture (~30-100 s on a busy 2-core machine)
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
 const results = [];
 const settingsFile = join(ws, ".vscode", "settings.json");
-const goodSettings = readFileSync(settingsFile, "utf8");
+const goodSettings = readFileSync(settingsFile, "utf8"); // no fixloop.pythonPath: the managed server
 const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
 const userDir = env("E2E_USER_DIR");
 // The extension's output channel, as VS Code writes it to the user data directory.
@@ -154,8 +155,46 @@ try {
     await page.locator(".part.statusbar").waitFor({ timeout: LONG });
   });
 
-  await check("server starts and the status item is idle", async () => {
-    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+  // A clean profile: no fixloop.pythonPath and no fixloop in python3; the server is only inside the .vsix.
+  const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
+
+  await check("the install offer appears: Install / Use my interpreter / Not now", async () => {
+    const toast = toastWith("Install the fixloop server");
+    await toast.waitFor({ timeout: LONG });
+    for (const name of ["Install", "Use my interpreter", "Not now"]) {
+      await toast.getByRole("button", { name, exact: true }).waitFor({ timeout: SHORT });
+    }
+    await statusItem("fixloop: stopped").waitFor({ timeout: SHORT });
+    await shot("install-offer");
+    await toast.getByRole("button", { name: "Install", exact: true }).click();
+  });
+
+  await check("with no network to the package index the install fails with a message", async () => {
+    // e2e.sh points pip (PIP_CONFIG_FILE) at a closed port first.
+    await toastWith("fixloop: installing the server failed: pip could not download").waitFor({ timeout: INSTALL });
+    await shot("install-failed");
+  });
+
+  await check("Retry installs with progress, and the server starts from the private environment", async () => {
+    writeFileSync(env("E2E_PIP_CONF"), "[global]\n"); // the network is back
+    await recordTexts();
+    await toastWith("installing the server failed").getByRole("button", { name: "Retry", exact: true }).click();
+    await toastWith("fixloop: installing the server").waitFor({ timeout: LONG });
+    await shot("installing");
+    const started = Date.now();
+    await statusItem("fixloop: ready").waitFor({ timeout: INSTALL });
+    console.log(`  install took ${((Date.now() - started) / 1000).toFixed(0)} s; seen: ${JSON.stringify((await seenTexts()).slice(0, 4))}`);
+    if (!readdirSync(join(userDir, "User", "globalStorage"), { recursive: true }).some((n) => String(n).endsWith("current.json"))) {
+      throw new Error("no current.json in the extension's global storage");
+    }
+  });
+
+  await check("Show server version names the extension, the server and the private environment", async () => {
+    await runCommand("fixloop: Show server version");
+    await page.locator(".notifications-toasts .notification-list-item-message",
+      { hasText: /fixloop: extension \d+\.\d+\.\d+\S*, server \d.*private environment/ }).first().waitFor({ timeout: SHORT });
+    await shot("server-version");
+    await runCommand("Notifications: Clear All Notifications");
   });
 
   await check("safety diagnostic renders", async () => {
@@ -291,7 +330,7 @@ try {
 
   const bare = env("E2E_BARE_PYTHON");
 
-  const usePython = (python) => writeFileSync(settingsFile, goodSettings.replace(JSON.stringify(env("E2E_PYTHON")), JSON.stringify(python)));
+  const usePython = (python) => writeFileSync(settingsFile, goodSettings.replace("{", `{\n  "fixloop.pythonPath": ${JSON.stringify(python)},`));
   const errorToast = (text) => page.locator(".notifications-toasts .notification-list-item-message", { hasText: text }).first();
 
   await check("a Python without fixloop gives a clear message (restart on setting change)", async () => {

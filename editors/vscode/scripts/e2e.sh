@@ -139,6 +139,12 @@ if npm test > "$out/unit-tests.log" 2>&1; then        # the pure modules, with n
 else
   echo "FAIL extension unit tests (see $out/unit-tests.log)" | tee -a "$out/e2e.log"
 fi
+FIXLOOP_PYTHON=$python npm run --silent bundle-server >&2 || die "building the server wheel failed"
+npx vsce ls --no-dependencies > "$out/vsce-ls.txt" || die "vsce ls failed"
+for f in "server/fixloop_install.py" "images/icon.png" "README.md" "CHANGELOG.md" "dist/extension.js"; do
+  grep -qx "$f" "$out/vsce-ls.txt" || die "the .vsix would not contain $f (vsce ls: $out/vsce-ls.txt)"
+done
+grep -q '^server/fixloop-.*-py3-none-any.whl$' "$out/vsce-ls.txt" || die "the .vsix would not contain the server wheel"
 npx vsce package --no-dependencies --out "$work/fixloop.vsix" >&2 || die "vsce package failed"
 build_seconds=$(( $(date +%s) - t0 ))
 log "built the .vsix in ${build_seconds}s"
@@ -163,9 +169,15 @@ for mode in old-protocol crash; do
 done
 chmod +x "$work/bin/"*
 mkdir -p "$ws/.vscode"
+# No fixloop.pythonPath, and python3 must not have fixloop: the server comes only from the .vsix.
+if python3 -c "import fixloop" 2>/dev/null; then
+  die "python3 on PATH ($(command -v python3)) has fixloop installed; the install test needs one without it"
+fi
+# pip's config for the extension host: first a closed port (the install must fail with a message), then the
+# browser test empties it and presses Retry.
+printf '[global]\nindex-url = http://127.0.0.1:9/simple\nretries = 0\ntimeout = 3\n' > "$work/pip.conf"
 cat > "$ws/.vscode/settings.json" <<JSON
 {
-  "fixloop.pythonPath": "$python",
   "fixloop.memory.location": "$work/memory",
   "fixloop.trace.server": "verbose"
 }
@@ -192,7 +204,7 @@ export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
 
 # --- code-server on loopback -------------------------------------------------------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+PIP_CONFIG_FILE=$work/pip.conf setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/user" \
   "$ws" > "$work/code-server.log" 2>&1 &
 cs_pid=$!
@@ -207,7 +219,7 @@ log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
 # --- the browser test --------------------------------------------------------------------------------
 t0=$(date +%s)
 set +e
-E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+E2E_PIP_CONF=$work/pip.conf E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \

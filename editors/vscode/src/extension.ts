@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { registerHistoryCommands } from "./history";
+import { ManagedServer, registerServerCommands } from "./install";
 import { RedactingChannel } from "./output";
 import { onInterpreterChange } from "./python";
 import { API_KEY_SECRET, ServerController } from "./server";
@@ -34,11 +35,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     () => server?.secretValues() ?? [],
     () => vscode.workspace.getConfiguration("fixloop").get<string>("trace.server", "off") !== "off",
   );
-  server = new ServerController(context.secrets, output, status, announce);
+  const managed = new ManagedServer(context, output);
+  server = new ServerController(context.secrets, output, status, announce, managed);
   controller = server;
   context.subscriptions.push(output, status, server);
   registerCommands(context, server, output);
   registerHistoryCommands(context, server);
+  registerServerCommands(context, managed, server);
 
   const restart = (): void => void server.restart();
   context.subscriptions.push(

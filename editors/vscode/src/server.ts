@@ -11,6 +11,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { checkHandshake, PROTOCOL_VERSION } from "./handshake";
+import { ManagedServer } from "./install";
 import { RedactingChannel } from "./output";
 import { probeFixloop, resolveInterpreter } from "./python";
 import { RunFeature } from "./runs";
@@ -33,12 +34,15 @@ export class ServerController implements vscode.Disposable {
   private chain: Promise<void> = Promise.resolve();
   private problem = "the fixloop server is not running";
   private apiKey: string | undefined;
+  /** The server that runs (or was last tried), for "fixloop: Show server version". */
+  current: { python: string; source: string; version?: string } | undefined;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly output: RedactingChannel,
     private readonly status: StatusItem,
     private readonly onFinished: (summary: RunSummary) => void,
+    private readonly managed?: ManagedServer,
   ) {}
 
   /** The secrets to redact from logs. */
@@ -81,9 +85,25 @@ export class ServerController implements vscode.Disposable {
     this.status.starting();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const interpreter = await resolveInterpreter(folder);
-    const python = interpreter.path;
-    this.output.info(`fixloop: Python is ${python} (from ${interpreter.source})`);
+    // With no fixloop.pythonPath, a server the extension installed wins over the selected interpreter.
+    const fromSetting = interpreter.source === "the setting fixloop.pythonPath";
+    const installed = fromSetting ? undefined : this.managed?.installed();
+    const python = installed?.python ?? interpreter.path;
+    const source = installed ? "the private environment of the extension" : interpreter.source;
+    this.current = { python, source };
+    this.output.info(`fixloop: Python is ${python} (from ${source})`);
     const probe = await probeFixloop(python, folder?.fsPath);
+    if (!probe.ok && !fromSetting && this.managed) {
+      const why = probe.problem === "no-python" ? `No Python to run the fixloop server was found (${python}).`
+        : `fixloop is not installed in ${python}.`;
+      const preferred = interpreter.source === "the Python extension" ? interpreter.path : undefined;
+      if (this.managed.offer(why, preferred, () => void this.restart())) {
+        this.problem = `${why} Run "fixloop: Reinstall server" to install it, or set "fixloop.pythonPath".`;
+        this.status.stopped(this.problem);
+        this.output.error(`${why} (${probe.detail})`);
+        return;
+      }
+    }
     if (!probe.ok) {
       const install = `${python} -m pip install fixloop`;
       const messages = {
@@ -180,7 +200,15 @@ export class ServerController implements vscode.Disposable {
       this.stopClient = async () => undefined;
     };
     this.status.idle();
-    this.output.info(`fixloop: server ${client.initializeResult?.serverInfo?.version ?? "?"} started`);
+    const version = client.initializeResult?.serverInfo?.version;
+    this.current = { python, source, version };
+    this.output.info(`fixloop: server ${version ?? "?"} started`);
+    if (!fromSetting) {
+      this.managed?.checkVersion(version, python, installed !== undefined,
+        () => void vscode.commands.executeCommand("fixloop.client.reinstallServer"));
+    } else if (this.managed && version !== this.managed.extensionVersion) {
+      this.output.warn(`fixloop: the server in ${python} is ${version ?? "?"}, the extension ${this.managed.extensionVersion}`);
+    }
   }
 
   private stopClient: () => Promise<void> = async () => undefined;

@@ -237,6 +237,7 @@ def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fixloop-server", description="The fixloop language server.")
     parser.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead (for debugging)")
+    parser.add_argument("--version", action="version", version=f"fixloop-server {__version__}")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="fixloop-server %(levelname)s %(message)s")
     # Everything imported so far lives as long as the server: keep it out of the collector's full

@@ -25,8 +25,11 @@ def parse_options(raw: Any, workspace: Path | None, previous: ServerConfig | Non
     """`{"settings": {...}, "review": str, "apiKey": str}` over the project's [tool.fixloop] (which may only
     tighten, over the user's config file).
 
-    `None` (a client with nothing to say) keeps what we have."""
+    `None` (a client with nothing to say) keeps what we have. An empty array counts as no settings: Lua
+    clients (Neovim) encode an empty table as `[]`."""
     problems: list[str] = []
+    if _empty_array(raw):
+        raw = None
     base = previous or ServerConfig()
     settings = Settings()
     if workspace is not None:
@@ -43,7 +46,7 @@ def parse_options(raw: Any, workspace: Path | None, previous: ServerConfig | Non
         if key not in ("settings", "review", "apiKey"):
             problems.append(f"{where}.{key}: unknown option (ignored)")
     user = raw.get("settings")
-    if user is not None:
+    if user is not None and not _empty_array(user):
         settings, more = load(user, settings, f"{where}.settings.") if isinstance(user, Mapping) else (
             settings, [f"{where}.settings: expected an object; using defaults"])
         problems.extend(more)
@@ -56,6 +59,10 @@ def parse_options(raw: Any, workspace: Path | None, previous: ServerConfig | Non
         problems.append(f"{where}.apiKey: expected a string (the value is not shown); ignored")
         api_key = base.api_key
     return ServerConfig(settings, review, api_key), problems
+
+
+def _empty_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and not value
 
 
 def overlay(base: Any, top: Any) -> Any:

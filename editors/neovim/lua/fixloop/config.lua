@@ -15,6 +15,8 @@ local M = {}
 ---@class fixloop.Options
 ---@field cmd? string[] full server command; overrides `python`
 ---@field python? string Python that has fixloop installed; runs `python -m fixloop.lsp.server --stdio`
+---@field install_python? string Python (3.10+) that :FixloopInstall builds the private environment with
+---@field install_source? string what :FixloopInstall installs (a wheel, a source tree, a pip spec)
 ---@field filetypes string[]
 ---@field root_markers string[]
 ---@field settings table passed to the server as initializationOptions.settings ([tool.fixloop] keys)
@@ -67,6 +69,8 @@ function M.apply(opts)
   vim.validate('opts', opts, 'table')
   vim.validate('cmd', opts.cmd, 'table', true)
   vim.validate('python', opts.python, 'string', true)
+  vim.validate('install_python', opts.install_python, 'string', true)
+  vim.validate('install_source', opts.install_source, 'string', true)
   vim.validate('filetypes', opts.filetypes, 'table', true)
   vim.validate('root_markers', opts.root_markers, 'table', true)
   vim.validate('settings', opts.settings, 'table', true)
@@ -82,6 +86,8 @@ function M.apply(opts)
   local known = vim.tbl_keys(M.defaults)
   table.insert(known, 'cmd')
   table.insert(known, 'python')
+  table.insert(known, 'install_python')
+  table.insert(known, 'install_source')
   for key in pairs(opts) do
     if not vim.tbl_contains(known, key) then
       error(('fixloop.setup: unknown option %q'):format(key), 0)
@@ -108,6 +114,10 @@ function M.server_cmd(opts)
   if opts.python then
     return { opts.python, '-m', 'fixloop.lsp.server', '--stdio' }
   end
+  local installed = require('fixloop.install').installed() -- :FixloopInstall's private environment
+  if installed then
+    return { installed.python, '-m', 'fixloop.lsp.server', '--stdio' }
+  end
   if vim.fn.executable('fixloop-server') == 1 then
     return { 'fixloop-server', '--stdio' }
   end
@@ -118,7 +128,12 @@ end
 ---@param opts? fixloop.Options
 function M.init_options(opts)
   opts = opts or current
-  return { review = 'client', settings = vim.deepcopy(opts.settings) }
+  local settings = vim.deepcopy(opts.settings)
+  -- An empty Lua table is encoded as a JSON array; the server expects an object.
+  if next(settings) == nil then
+    settings = vim.empty_dict()
+  end
+  return { review = 'client', settings = settings }
 end
 
 return M

@@ -70,6 +70,24 @@ local function check_server()
   return python
 end
 
+--- The private environment of :FixloopInstall: its version, and whether it matches this plugin's checkout.
+function M.check_private()
+  local h = vim.health
+  local install = require('fixloop.install')
+  h.start('fixloop: private server (:FixloopInstall)')
+  local installed = install.installed()
+  local _, wanted = install.checkout()
+  if not installed then
+    h.info(('not installed in %s; :FixloopInstall installs it (or set `python`)'):format(install.home()))
+    return
+  end
+  h.ok(('fixloop server %s installed (%s)'):format(installed.version, installed.python))
+  if wanted and wanted ~= installed.version then
+    h.warn(('the plugin is fixloop %s, the installed server %s'):format(wanted, installed.version),
+      { 'run :FixloopInstall to install the matching server' })
+  end
+end
+
 function M.check()
   local h = vim.health
   local opts = config.get()
@@ -85,6 +103,7 @@ function M.check()
     h.info(vim.lsp.is_enabled('fixloop') and "vim.lsp.enable('fixloop') is on" or "not enabled: call vim.lsp.enable('fixloop') or require('fixloop').setup()")
   end
 
+  M.check_private()
   local python = check_server()
 
   h.start('fixloop: sandbox')

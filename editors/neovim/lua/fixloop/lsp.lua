@@ -55,8 +55,9 @@ function M.warn_if_missing()
   if why and not warned_missing then
     warned_missing = true
     state.notify(
-      ('cannot start the language server: %s. Install fixloop (`pip install fixloop`) and set '
-        .. "`python` in require('fixloop').setup{} to the interpreter that has it; :checkhealth fixloop"):format(why),
+      ('cannot start the language server: %s. Run :FixloopInstall (a private environment), or install fixloop '
+        .. "yourself and set `python` in require('fixloop').setup{} to the interpreter that has it; "
+        .. ':checkhealth fixloop'):format(why),
       vim.log.levels.ERROR
     )
   end
@@ -131,7 +132,7 @@ function M.on_exit(code, signal, client_id)
     if not s.initialized then
       state.notify(
         ('the language server exited before it started (exit code %d). Is fixloop installed for %s? '
-          .. ':checkhealth fixloop tells; the server output is in %s'):format(code, M.effective_cmd()[1],
+          .. ':FixloopInstall installs it; :checkhealth fixloop tells; the server output is in %s'):format(code, M.effective_cmd()[1],
           vim.lsp.log.get_filename()),
         vim.log.levels.ERROR
       )
