@@ -132,6 +132,8 @@ class _Run:
             ctx.lessons = memory.recall(ctx.baseline, ctx.sources)
             ctx.priors = memory.priors(ctx.baseline)
             yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons))
+            notes = getattr(memory, "notes", None) or []  # e.g. a shared memory out of reach, said once
+            yield from [self.event("note", "retrieve", message=str(notes.pop(0))) for _ in list(notes)]
 
     def localize(self, ctx: ProposalContext) -> Generator[Event, None, str]:
         """Rank suspect lines; returns what the localizer found worth saying (said again if nothing fixes it)."""
