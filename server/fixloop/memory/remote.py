@@ -94,10 +94,11 @@ _HINTS = (
 
 def explain(uri: str, error: BaseException) -> str:
     """One line for the user: what went wrong with the shared memory at `uri` and which setting to look at.
-    The raw error is shortened and redacted (it may echo a request or a header)."""
-    text = f"{type(error).__name__}: {error}"
+    The raw error is cut to its gist and redacted (it may echo a request)."""
+    text = redact(" ".join(f"{error}".split()))
     hint = next((h for pattern, h in _HINTS if pattern.search(text)), "")
-    if isinstance(error, (RemoteConfigError,)) or type(error).__name__ == "StoreUnavailable":
-        hint, text = str(error), ""
-    detail = redact(re.sub(r"\s+", " ", text))[:300]
-    return f"shared memory {uri}: {hint or 'cannot be used'}" + (f" ({detail})" if detail and hint != detail else "")
+    if not hint:  # our own refusals (schema version, embedder, settings) say it all already
+        return f"shared memory {uri}: {text[:400]}"
+    code = re.search(r"<Code>(\w+)</Code>|status: (\d{3})|(Connection refused|timed out|error sending request)", text)
+    gist = next((g for g in code.groups() if g), "") if code else type(error).__name__
+    return f"shared memory {uri}: {hint} [{gist}]"
