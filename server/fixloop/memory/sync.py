@@ -26,25 +26,27 @@ def _ids(store: MemoryStore, table: str, where: str = "") -> set[str]:
     return {r["id"] for r in store.rows(table, where, ["id"], limit=ALL_ROWS)}
 
 
-def send(remote: MemoryStore, table: str, rows: list[dict[str, Any]]) -> int:
-    """Append the rows the shared store does not hold yet; returns how many were added."""
-    if not rows:
-        return 0
-    present = {r["id"] for r in remote.rows(table, where_in("id", [r["id"] for r in rows]), ["id"], limit=len(rows))}
+def send(remote: MemoryStore, table: str, rows: list[dict[str, Any]], present: set[str]) -> int:
+    """Append the rows whose id is not in `present` (the shared store's ids); returns how many were added."""
     new = [r for r in rows if r["id"] not in present]
     for row in new:
         row.pop("embedder", None)
     remote.add(table, new)
+    present.update(r["id"] for r in new)
     return len(new)
 
 
 def push_ids(cache: MemoryStore, remote: MemoryStore, queued: dict[str, list[str]], share: str) -> int:
-    """The queued rows (table -> ids), scrubbed and filtered by `share`, to the shared store."""
+    """The queued rows (table -> ids), scrubbed and filtered by `share`, to the shared store. The shared
+    ids are read once per table: on object storage a filter by id reads the whole id column anyway."""
     sent = 0
     for table in SHARED_TABLES:
-        for chunk in _chunks(queued.get(table, [])):
+        if not queued.get(table):
+            continue
+        present = _ids(remote, table)
+        for chunk in _chunks(queued[table]):
             rows = cache.rows(table, where_in("id", chunk), limit=len(chunk))
-            sent += send(remote, table, for_sharing(table, rows, share))
+            sent += send(remote, table, for_sharing(table, rows, share), present)
     return sent
 
 
