@@ -99,6 +99,7 @@ def explain(uri: str, error: BaseException) -> str:
     hint = next((h for pattern, h in _HINTS if pattern.search(text)), "")
     if not hint:  # our own refusals (schema version, embedder, settings) say it all already
         return f"shared memory {uri}: {text[:400]}"
-    code = re.search(r"<Code>(\w+)</Code>|status: (\d{3})|(Connection refused|timed out|error sending request)", text)
-    gist = next((g for g in code.groups() if g), "") if code else type(error).__name__
+    found = (re.search(p, text) for p in (r"<Code>(\w+)</Code>", r"status: (\d{3})",
+                                           r"(Connection refused|timed out|error sending request)"))
+    gist = next((m.group(1) for m in found if m), type(error).__name__)
     return f"shared memory {uri}: {hint} [{gist}]"
