@@ -18,6 +18,14 @@ MOTO = str(Path(sys.executable).with_name("moto_server"))
 KEY_ID, SECRET = "AKIAFIXLOOPTESTKEY01", "fixloop-test-secret-value-0123456789"
 
 
+def _die_with_parent() -> None:
+    """The server ends with the test process, even one killed before its teardown ran."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -102,7 +110,8 @@ class S3Server:
         if auth_actions is not None:  # moto checks keys once this many requests were let through
             env["INITIAL_NO_AUTH_ACTION_COUNT"] = str(auth_actions)
         self.process = subprocess.Popen([MOTO, "-H", "127.0.0.1", "-p", str(self.port)], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=_die_with_parent)
         try:
             wait_http(f"http://127.0.0.1:{self.port}/moto-api/")
         except TimeoutError:

@@ -7,9 +7,9 @@ import getpass
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
-from .redact import redact
+from .redact import redactor
 
 SHARES = ("fixes-only", "all")
 SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats")
@@ -43,20 +43,31 @@ def _identities(env: Mapping[str, str]) -> list[str]:
     return sorted((n for n in names if len(n) >= 3), key=len, reverse=True)
 
 
-def scrub(text: str, home: str = "", env: Mapping[str, str] | None = None) -> str:
-    """`text` with secrets masked, the home folder written `~`, other absolute folders dropped and
-    the user's login name replaced."""
-    if not text:
-        return text
+def scrubber(home: str = "", env: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """A function giving a text with secrets masked, the home folder written `~`, other absolute folders
+    dropped and the user's login name replaced (the environment is read once, here)."""
     env = os.environ if env is None else env
-    text = redact(text, env)
-    home = home or str(Path.home())
-    if len(home) > 1:
-        text = text.replace(home.rstrip("/") + "/", "~/")
-    text = _ABS_PATH.sub("…/", text)
-    for name in _identities(env):  # as a path part or an address (`alice@host`), not a word of code (`root`)
-        text = re.sub(rf"(?<=[/\\]){re.escape(name)}(?=[/\\])|(?<![\w.-]){re.escape(name)}(?=@)", "<user>", text)
-    return text
+    secrets = redactor(env)
+    home = (home or str(Path.home())).rstrip("/")
+    # The login name as a path part or an address (`alice@host`), not as a word of code (`self.root`).
+    names = [re.compile(rf"(?<=[/\\]){re.escape(n)}(?=[/\\])|(?<![\w.-]){re.escape(n)}(?=@)") for n in _identities(env)]
+
+    def scrub_one(text: str) -> str:
+        if not text:
+            return text
+        text = secrets(text)
+        if home:
+            text = text.replace(home + "/", "~/")
+        text = _ABS_PATH.sub("…/", text)
+        for name in names:
+            text = name.sub("<user>", text)
+        return text
+
+    return scrub_one
+
+
+def scrub(text: str, home: str = "", env: Mapping[str, str] | None = None) -> str:
+    return scrubber(home, env)(text)
 
 
 def project_name(project: str) -> str:
@@ -69,16 +80,18 @@ def for_sharing(table: str, rows: Iterable[Mapping[str, Any]], share: str,
     """The rows of `table` that `share` lets go, scrubbed; vectors and the embedder stay behind
     (each machine embeds with its own)."""
     out = []
+    env = os.environ if env is None else env
+    scrub_text, secrets = scrubber(env=env), redactor(env)
     for row in rows:
         if not shareable(table, row, share):
             continue
         clean = {k: v for k, v in row.items() if k not in ("vector", "_distance")}
         for key in TEXT_KEYS:
             if isinstance(clean.get(key), str):
-                clean[key] = scrub(clean[key], env=env)
+                clean[key] = scrub_text(clean[key])
         for key in CODE_KEYS:
             if isinstance(clean.get(key), str):
-                clean[key] = redact(clean[key], os.environ if env is None else env)
+                clean[key] = secrets(clean[key])
         if isinstance(clean.get("project"), str):
             clean["project"] = project_name(clean["project"])
         out.append(clean)

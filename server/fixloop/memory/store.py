@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from .embed import Embedder
-from .redact import redact
+from .redact import redactor
 
 log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
@@ -213,7 +213,8 @@ class MemoryStore:
 
     def _prepared(self, name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Rows as stored: secrets redacted, failures embedded."""
-        clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
+        clean_text = redactor()
+        clean = [{k: clean_text(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
         if name == "failures":
             for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
                 row["vector"], row["embedder"] = vector, self.embedder.name
