@@ -45,21 +45,29 @@ def reports(rng: random.Random, n: int) -> list[TestReport]:
     return out
 
 
-def recall_times(open_store, queries: list[TestReport], cold_rounds: int) -> tuple[list[float], list[float]]:
-    cold = []
+def recall_times(open_store, queries: list[TestReport], cold_rounds: int) -> tuple[list[float], ...]:
+    """Wall and CPU milliseconds of recall(): cold (the first lookup on a new connection), then warm."""
+    cold, cold_cpu = [], []
     for q in queries[:cold_rounds]:
         memory = LearningMemory(open_store(), "p1")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         memory.recall(q, {})
         cold.append((time.perf_counter() - t) * 1000)
+        cold_cpu.append((time.process_time() - c) * 1000)
     memory = LearningMemory(open_store(), "p1")
     memory.recall(queries[0], {})
-    warm = []
+    warm, warm_cpu = [], []
     for q in queries:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         memory.recall(q, {})
         warm.append((time.perf_counter() - t) * 1000)
-    return cold, warm
+        warm_cpu.append((time.process_time() - c) * 1000)
+    return cold, cold_cpu, warm, warm_cpu
+
+
+def p95(times: tuple[list[float], ...]) -> str:
+    cold, cold_cpu, warm, warm_cpu = (percentile(t, 0.95) for t in times)
+    return f"cold {cold:6.1f} ms (CPU {cold_cpu:5.1f}), warm {warm:6.1f} ms (CPU {warm_cpu:5.1f})"
 
 
 def one_size(server: S3Server, n: int, queries: int, tmp: Path) -> list[str]:
@@ -92,17 +100,17 @@ def one_size(server: S3Server, n: int, queries: int, tmp: Path) -> list[str]:
 
     qs = reports(rng, queries)
     cold_rounds = min(20, queries)
-    p_cold, p_warm = recall_times(lambda: MemoryStore(private.uri, HashingEmbedder(), max_rows=10 * n).open(), qs,
-                                  cold_rounds)
-    s_cold, s_warm = recall_times(lambda: SharedStore(uri, HashingEmbedder(), folder=tmp / f"b{n}",
-                                                      max_rows=10 * n).open(), qs, cold_rounds)
+    private_t = recall_times(lambda: MemoryStore(private.uri, HashingEmbedder(), max_rows=10 * n).open(), qs,
+                             cold_rounds)
+    shared_t = recall_times(lambda: SharedStore(uri, HashingEmbedder(), folder=tmp / f"b{n}",
+                                                max_rows=10 * n).open(), qs, cold_rounds)
     index = "HNSW index" if n >= 50_000 else "flat scan"
     return [
         f"{n:>7,} rows  push {n / push_s:8,.0f} rows/s ({push_s:5.1f} s)   pull {n / pull_s:8,.0f} rows/s "
         f"({pull_s:5.1f} s, re-embedding included)   compact{' + index' if n >= 50_000 else ''} {compact_s:5.1f} s",
-        f"{'':9}recall() p95 ({index}): private store cold {percentile(p_cold, 0.95):6.1f} ms, warm "
-        f"{percentile(p_warm, 0.95):6.1f} ms | shared cache cold {percentile(s_cold, 0.95):6.1f} ms, warm "
-        f"{percentile(s_warm, 0.95):6.1f} ms  ({cold_rounds} cold, {len(qs)} warm lookups)",
+        f"{'':9}recall() p95, {index}, {cold_rounds} cold / {len(qs)} warm lookups:",
+        f"{'':11}private store: {p95(private_t)}",
+        f"{'':11}shared cache:  {p95(shared_t)}",
     ]
 
 
@@ -118,7 +126,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="fixloop-bench-shared-") as tmp:
             for n in args.sizes:
                 lines += one_size(server, n, args.queries, Path(tmp))
-                print(lines[-2], lines[-1], sep="\n", flush=True)
+                print(*lines[-4:], sep="\n", flush=True)
     finally:
         server.close()
     print(f"\nload average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
