@@ -57,6 +57,10 @@ def test_errors_are_explained_by_setting_and_carry_no_secret(monkeypatch) -> Non
     assert "very-secret-value-123456" not in message
     assert "does not exist" in explain("s3://x/m", RuntimeError("<Code>NoSuchBucket</Code>"))
     assert "did not answer" in explain("s3://x/m", RuntimeError("tcp connect error: Connection refused"))
+    with pytest.raises(RemoteConfigError) as refused:
+        storage_options("s3://AKIAABCDEFGHIJKLMNOP:hunter2hunter2@team/m", {})
+    message = explain("s3://AKIAABCDEFGHIJKLMNOP:hunter2hunter2@team/m", refused.value)
+    assert "must not carry credentials" in message and "hunter2" not in message and "AKIAABCD" not in message
 
 
 def test_scrub_removes_home_paths_user_names_and_secrets() -> None:

@@ -97,6 +97,7 @@ def explain(uri: str, error: BaseException) -> str:
     The raw error is cut to its gist and redacted (it may echo a request)."""
     text = redact(" ".join(f"{error}".split()))
     hint = next((h for pattern, h in _HINTS if pattern.search(text)), "")
+    uri = redact(uri)  # `s3://key:secret@bucket` is refused, and never echoed either
     if not hint:  # our own refusals (schema version, embedder, settings) say it all already
         return f"shared memory {uri}: {text[:400]}"
     found = (re.search(p, text) for p in (r"<Code>(\w+)</Code>", r"status: (\d{3})",
