@@ -20,7 +20,7 @@ from .redact import redact
 SCHEMES = ("s3", "gs", "az")
 # A bucket that does not answer costs a run at most a few seconds, never object_store's default 180 s.
 CONNECT_TIMEOUT = "2s"
-REQUEST_TIMEOUT = "20s"
+REQUEST_TIMEOUT = "60s"  # a whole pull of a large table from a slow server; a dead host fails at connect
 MAX_RETRIES = "2"
 RETRY_TIMEOUT_SECONDS = "4"
 
