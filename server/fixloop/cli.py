@@ -235,13 +235,21 @@ def serve(
 def doctor(
     path: Path = typer.Argument(Path("."), help="The project whose settings to check."),
     sandbox: Optional[str] = typer.Option(None, help=" | ".join(backend_choices())),
+    memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
 ) -> None:
     """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
     from .sandbox.doctor import render
 
-    settings, _ = _settings_for(path.expanduser(), {"sandbox": {"backend": sandbox}} if sandbox else {})
+    overrides: dict[str, Any] = {"sandbox": {"backend": sandbox}} if sandbox else {}
+    if memory:
+        overrides["memory"] = {"uri": memory}
+    settings, _ = _settings_for(path.expanduser(), overrides)
     text, ok = render(settings.sandbox)
     sys.stdout.write(text)
+    from .memory.doctor import check as check_memory
+
+    memory_lines, _ = check_memory(settings.memory)  # memory is an aid: it never fails the doctor
+    sys.stdout.write("\n" + "\n".join(memory_lines) + "\n")
     raise typer.Exit(0 if ok else 1)
 
 

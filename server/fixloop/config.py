@@ -58,6 +58,7 @@ class MemorySettings:
     max_rows: int = 200_000
     embedder: str = "hashing"  # hashing | hashing:DIM | package.module:Factory
     index_threshold: int = 50_000  # failures rows before a vector index is built at compaction
+    share: str = "fixes-only"  # a shared (s3://, gs://, az://) memory: fixes-only | all
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,9 @@ def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
         problems.append(f"sandbox.backend: {settings.sandbox.backend!r} is not one of {', '.join(backend_choices())}; "
                         f"using {AUTO!r}")
         settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, backend=AUTO))
+    if settings.memory.share not in ("fixes-only", "all"):
+        problems.append(f"memory.share: {settings.memory.share!r} is not one of fixes-only, all; using 'fixes-only'")
+        settings = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, share="fixes-only"))
     if settings.breaker_repeats < 2:
         problems.append("breaker_repeats: must be at least 2; using 3")
         settings = dataclasses.replace(settings, breaker_repeats=3)
@@ -256,6 +260,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "memory.enabled": (ONLY_FALSE, ""),
     "memory.uri": (USER, "the memory holds code from all your projects; use --memory, FIXLOOP_MEMORY or the editor setting"),
     "memory.embedder": (USER, "a plug-in embedder is code run outside the sandbox"),
+    "memory.share": (USER, "what leaves your machine is yours to decide"),
     "memory.min_pattern_count": (FREE, ""), "memory.max_rows": (AT_MOST, ""), "memory.index_threshold": (FREE, ""),
     "diagnostics.safety": (ONLY_TRUE, ""), "diagnostics.memory": (FREE, ""), "diagnostics.max_file_bytes": (AT_MOST, ""),
     "diagnostics.debounce_ms": (FREE, ""), "diagnostics.incremental": (FREE, ""), "diagnostics.bandit_on_save": (ONLY_TRUE, ""),

@@ -28,3 +28,28 @@ def failing_report(nodeid: str, message: str, path: str, line: int, exc_type: st
     frames = (Frame(test_path, 5, nodeid.split("::")[-1]), Frame(path, line, "f"))
     return TestReport(results=(TestResult(nodeid, "failed", 0.01, exc_type, message, frames),
                                TestResult(test_path + "::test_other", "passed")))
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One real S3-compatible server (moto) on 127.0.0.1 for the session, torn down after it."""
+    from .s3server import S3Server
+
+    server = S3Server()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def shared_uri(s3_server, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> str:
+    """A fresh bucket and the standard AWS environment pointing at it; the relay is up again afterwards."""
+    import re
+
+    for key, value in s3_server.env().items():
+        monkeypatch.setenv(key, value)
+    bucket = s3_server.bucket(re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-") or "b")
+    yield f"s3://{bucket}/team"
+    if s3_server.relay._server is None:
+        s3_server.relay.start()

@@ -134,6 +134,8 @@ class _Run:
             ctx.priors = memory.priors(ctx.baseline)
             yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons),
                              seconds=round(self.ports.now() - t0, 4))
+            if isinstance(memory, Noting):  # e.g. a shared memory out of reach, said once
+                yield from [self.event("note", "retrieve", message=str(memory.notes.pop(0))) for _ in list(memory.notes)]
 
     def localize(self, ctx: ProposalContext) -> Generator[Event, None, str]:
         """Rank suspect lines; returns what the localizer found worth saying (said again if nothing fixes it)."""

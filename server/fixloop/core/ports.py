@@ -46,8 +46,8 @@ class Proposer(Protocol):
 
 @runtime_checkable
 class Noting(Protocol):
-    """A proposer with messages the run should show once (e.g. "no API key"). The loop turns each into
-    a "note" event and clears the list."""
+    """A proposer or memory with messages the run should show once (e.g. "no API key", "the shared memory
+    is out of reach"). The loop turns each into a "note" event and clears the list."""
 
     notes: list[str]
 

@@ -1,4 +1,4 @@
-"""`fixloop memory stats | search | show | forget | export | import | compact`."""
+"""`fixloop memory stats | search | show | forget | export | import | compact | sync | push | pull`."""
 
 from __future__ import annotations
 
@@ -73,6 +73,9 @@ def _open(uri: Optional[str]) -> MemoryStore:
         raise typer.Exit(1)
     if store.problem:
         err.print(f"[yellow]warning:[/] {store.problem}")
+    for note in store.notes:  # a shared memory out of reach: these commands work on the local copy
+        err.print(f"[yellow]warning:[/] {note}")
+    store.notes.clear()
     return store
 
 
@@ -98,6 +101,8 @@ def stats(memory: Optional[str] = MemoryOption) -> None:
         "versions": {name: store.table(name).version for name in EXPORT_TABLES},
         "indexes": [str(i) for i in store.table("failures").list_indices()],
         "max_rows": store.max_rows,
+        **({"shared": {"uri": store.remote_uri, "share": store.share, "queued": store.outbox.pending(),
+                       "offline": store.offline}} if hasattr(store, "remote_uri") else {}),
     })
 
 
@@ -251,3 +256,63 @@ def compact(memory: Optional[str] = MemoryOption,
     removed = store.enforce_cap()
     report = store.compact(build_index=not no_index)
     _out({"evicted": removed, **report, "disk_bytes": store.disk_bytes()})
+
+
+def _shared(uri: Optional[str]) -> Any:
+    from .shared import SharedStore
+
+    store = _open(uri)
+    if not isinstance(store, SharedStore):
+        err.print("[red]error:[/] the memory is not shared: set memory.uri (or --memory / FIXLOOP_MEMORY) to an "
+                  "s3://, gs:// or az:// location")
+        raise typer.Exit(2)
+    return store
+
+
+def _remote_or_exit(store: Any) -> None:
+    try:
+        store.remote()
+    except Exception as e:
+        from .remote import explain
+
+        err.print(f"[red]error:[/] {explain(store.remote_uri, e)}; nothing was moved, every row is kept locally")
+        raise typer.Exit(1)
+
+
+@memory_app.command()
+def sync(memory: Optional[str] = MemoryOption) -> None:
+    """Push the queued rows to the shared memory and pull what the team wrote (a shared memory only)."""
+    store = _shared(memory)
+    report = store.sync(wait=True)
+    _out({"uri": store.remote_uri, **report})
+    if "error" in report:
+        err.print(f"[red]error:[/] {report['error']}; {report.get('pending', 0)} row(s) stay queued")
+        raise typer.Exit(1)
+
+
+ProjectOption = typer.Option(..., "--project", help="The project's name in the shared memory (or its folder).")
+
+
+@memory_app.command()
+def push(project: str = ProjectOption, memory: Optional[str] = MemoryOption) -> None:
+    """Share every cached row of one project that the shared memory lacks (as memory.share allows)."""
+    store = _shared(memory)
+    _remote_or_exit(store)
+    name = _project(project)
+    _out({"uri": store.remote_uri, "project": name, "pushed": store.push_project(name)})
+
+
+@memory_app.command()
+def pull(project: str = ProjectOption, memory: Optional[str] = MemoryOption) -> None:
+    """Copy one project's shared rows into the local cache (those it lacks)."""
+    store = _shared(memory)
+    _remote_or_exit(store)
+    name = _project(project)
+    _out({"uri": store.remote_uri, "project": name, "pulled": store.pull_project(name)})
+
+
+def _project(project: str) -> str:
+    """A folder given as the project means its name, as the shared memory knows it."""
+    from .privacy import project_name
+
+    return project_name(str(Path(project).resolve())) if Path(project).is_dir() else project

@@ -8,6 +8,8 @@ from pathlib import Path
 from ..config import MemorySettings
 from .embed import HashingEmbedder, load_embedder
 from .learning import LearningMemory
+from .privacy import project_name
+from .remote import is_remote
 from .store import MemoryStore
 
 log = logging.getLogger("fixloop.memory")
@@ -19,15 +21,23 @@ def make_store(settings: MemorySettings) -> MemoryStore:
     except ValueError as e:
         log.warning("%s; using the hashing embedder", e)
         embedder = HashingEmbedder()
+    if is_remote(settings.uri):  # a team's memory: used through a local cache (see shared.py)
+        from .shared import SharedStore
+
+        return SharedStore(settings.uri, embedder, settings.share, max_rows=settings.max_rows,
+                           index_threshold=settings.index_threshold)
     return MemoryStore(settings.uri, embedder, settings.max_rows, settings.index_threshold)
 
 
-def project_key(workspace: Path) -> str:
-    return str(workspace.expanduser().resolve())
+def project_key(workspace: Path, shared: bool = False) -> str:
+    """A private store names a project by its path; a shared one by its folder's name (no user name in it)."""
+    path = str(workspace.expanduser().resolve())
+    return project_name(path) if shared else path
 
 
 def make_memory(settings: MemorySettings, workspace: Path, seed: int | None = None) -> LearningMemory | None:
     """`seed` makes the memory's random choices (exploration) those of one run; None leaves them unseeded."""
     if not settings.enabled:
         return None
-    return LearningMemory(make_store(settings), project_key(workspace), settings.min_pattern_count, seed=seed)
+    return LearningMemory(make_store(settings), project_key(workspace, is_remote(settings.uri)),
+                          settings.min_pattern_count, seed=seed)

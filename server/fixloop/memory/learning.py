@@ -67,6 +67,11 @@ class LearningMemory:
     def problem(self) -> str:
         return self.store.problem or self.broken
 
+    @property
+    def notes(self) -> list[str]:
+        """Messages for the user, said once each (the loop empties the list as it reports them)."""
+        return self.store.notes
+
     def _safe(self, what: str, action: Callable[[], T], fallback: T) -> T:
         try:
             with self._lock:
@@ -91,6 +96,7 @@ class LearningMemory:
     def record_outcome(self, outcome: Outcome, ctx: ProposalContext | None) -> None:
         attempts = self._attempts.pop(outcome.run_id, [])
         self._safe("write", lambda: self._record_outcome(outcome, ctx, attempts), None)
+        self._safe("sync", self.store.flush, None)
 
     # ---- what the language server calls ---------------------------------------------------------
 
@@ -99,6 +105,7 @@ class LearningMemory:
         as a Patch (optional: without it the run's whole fix is meant). Up-weights or down-weights
         the fix shape in recall and the operator in the priors."""
         self._safe("decision", lambda: self._record_decision(run_id, hunk_id, accepted, patch), None)
+        self._safe("sync", self.store.flush, None)
 
     def patterns_in(self, path: str, source: str) -> list[PatternHit]:
         """Statements of `source` whose abstract shape was the faulty statement of at least

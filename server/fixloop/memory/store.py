@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from .embed import Embedder
-from .redact import redact
+from .redact import redactor
 
 log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
@@ -79,6 +79,7 @@ class MemoryStore:
         self.max_rows = max_rows
         self.index_threshold = index_threshold
         self.problem = ""  # set when the store was moved aside: the caller shows it to the user
+        self.notes: list[str] = []  # what the run should tell the user once (a shared store out of reach)
         self._db: Any = None
         self._tables: dict[str, Any] = {}
 
@@ -88,7 +89,8 @@ class MemoryStore:
         if self._db is not None:
             return self
         last: Exception | None = None
-        for attempt in range(3):  # another process may be creating the same store right now
+        # Another process may be creating the same local store right now; a remote client retries itself.
+        for attempt in range(3 if is_local(self.uri) else 1):
             try:
                 self._open_once()
                 return self
@@ -114,13 +116,21 @@ class MemoryStore:
             if path.exists() and not path.is_dir():
                 raise NotADirectoryError(f"{path} is a file, not a store directory")
             path.mkdir(parents=True, exist_ok=True)
-        db = lancedb.connect(self.uri, read_consistency_interval=READ_CONSISTENCY)
+            options = None
+        else:
+            from .remote import storage_options
+
+            options = storage_options(self.uri)
+        db = lancedb.connect(self.uri, read_consistency_interval=READ_CONSISTENCY, storage_options=options)
         existing = set(db.list_tables(limit=1000).tables)
         tables: dict[str, Any] = {}
         for name in schema.TABLES:
             wanted = schema.schema_for(name, self.embedder.dim)
             if name in existing:
                 table = db.open_table(name)
+                if "id" not in table.schema.names and name != "meta" or name == "meta" and "key" not in table.schema.names:
+                    raise StoreUnavailable(f"{self.uri} holds a table {name!r} that is not a fixloop memory table; "
+                                           "point memory.uri at another location")
             else:
                 table = db.create_table(name, schema=wanted, exist_ok=True)
             table.count_rows()
@@ -185,6 +195,9 @@ class MemoryStore:
             "failures", data=rows or None, schema=schema.failures(self.embedder.dim), mode="overwrite")
         return len(rows)
 
+    def flush(self) -> None:
+        """Hand finished writes on (a shared store pushes its queue); a local store has nothing to do."""
+
     # ---- rows ----------------------------------------------------------------------------------
 
     def table(self, name: str) -> Any:
@@ -200,7 +213,8 @@ class MemoryStore:
 
     def _prepared(self, name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Rows as stored: secrets redacted, failures embedded."""
-        clean = [{k: redact(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
+        clean_text = redactor()
+        clean = [{k: clean_text(v) if k in TEXT_COLUMNS and isinstance(v, str) else v for k, v in r.items()} for r in rows]
         if name == "failures":
             for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
                 row["vector"], row["embedder"] = vector, self.embedder.name

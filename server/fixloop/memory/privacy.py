@@ -1,0 +1,98 @@
+"""What leaves the machine: rows bound for the shared memory, with secrets, absolute paths and user
+names removed, and the share policy (`memory.share`) deciding which rows go at all."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from .redact import redactor
+
+SHARES = ("fixes-only", "all")
+SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats")
+TEXT_KEYS = ("message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators",
+             "path", "frame")
+CODE_KEYS = ("edit", "shape", "fault_shape")  # code structure a replay needs verbatim: only secrets masked
+# An absolute POSIX or Windows path: kept as its last two parts, which say what it was without whose it was.
+_ABS_PATH = re.compile(r"(?<![\w.:/\\~-])(?:/(?:[^/\s'\"():,;]+/)+|[A-Za-z]:\\(?:[^\\\s'\"]+\\)+)(?=[^/\\\s'\"():,;]+)")
+
+
+def shareable(table: str, row: Mapping[str, Any], share: str) -> bool:
+    """`fixes-only`: fixed failures and their verified fixes (what recall and the templates need);
+    `all`: also unfixed failures, review decisions and operator statistics."""
+    if table not in SHARED_TABLES:
+        return False
+    if share == "all":
+        return True
+    if table == "failures":
+        return bool(row.get("fixed"))
+    if table == "fixes":
+        return bool(row.get("verified"))
+    return False
+
+
+def _identities(env: Mapping[str, str]) -> list[str]:
+    names = {env.get("USER", ""), env.get("LOGNAME", ""), env.get("USERNAME", "")}
+    try:
+        names.add(getpass.getuser())
+    except (KeyError, OSError):
+        pass
+    return sorted((n for n in names if len(n) >= 3), key=len, reverse=True)
+
+
+def scrubber(home: str = "", env: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """A function giving a text with secrets masked, the home folder written `~`, other absolute folders
+    dropped and the user's login name replaced (the environment is read once, here)."""
+    env = os.environ if env is None else env
+    secrets = redactor(env)
+    home = (home or str(Path.home())).rstrip("/")
+    # The login name as a path part or an address (`alice@host`), not as a word of code (`self.root`).
+    names = [re.compile(rf"(?<=[/\\]){re.escape(n)}(?=[/\\])|(?<![\w.-]){re.escape(n)}(?=@)") for n in _identities(env)]
+
+    def scrub_one(text: str) -> str:
+        if not text:
+            return text
+        text = secrets(text)
+        if home:
+            text = text.replace(home + "/", "~/")
+        text = _ABS_PATH.sub("…/", text)
+        for name in names:
+            text = name.sub("<user>", text)
+        return text
+
+    return scrub_one
+
+
+def scrub(text: str, home: str = "", env: Mapping[str, str] | None = None) -> str:
+    return scrubber(home, env)(text)
+
+
+def project_name(project: str) -> str:
+    """The name a project goes by in the shared memory: its folder's name, never the path to it."""
+    return Path(project.rstrip("/\\")).name or project if project.startswith(("/", "~")) or "\\" in project else project
+
+
+def for_sharing(table: str, rows: Iterable[Mapping[str, Any]], share: str,
+                env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The rows of `table` that `share` lets go, scrubbed; vectors and the embedder stay behind
+    (each machine embeds with its own)."""
+    out = []
+    env = os.environ if env is None else env
+    scrub_text, secrets = scrubber(env=env), redactor(env)
+    for row in rows:
+        if not shareable(table, row, share):
+            continue
+        clean = {k: v for k, v in row.items() if k not in ("vector", "_distance")}
+        for key in TEXT_KEYS:
+            if isinstance(clean.get(key), str):
+                clean[key] = scrub_text(clean[key])
+        for key in CODE_KEYS:
+            if isinstance(clean.get(key), str):
+                clean[key] = secrets(clean[key])
+        if isinstance(clean.get("project"), str):
+            clean["project"] = project_name(clean["project"])
+        out.append(clean)
+    return out
