@@ -83,6 +83,7 @@ function H.project(overlay)
     assert(r.code == 0, 'copy failed: ' .. (r.stderr or ''))
   end
   copy(H.repo .. '/examples/inventory')
+  vim.fn.delete(root .. '/.fixloop', 'rf') -- the run logs of the set-up demo are no part of the example
   if overlay then
     copy(H.plugin_dir .. '/tests/fixtures/' .. overlay)
   end
