@@ -29,6 +29,8 @@ import time
 MIN_PYTHON = (3, 10)
 CURRENT = "current.json"
 MARKER = "fixloop-install.json"
+EXTRAS = ("report",)  # `fixloop report` draws its plots with matplotlib
+
 # Lines of pip's output that mean the index could not be reached, or did not have a dependency.
 NETWORK_SIGNS = (
     "No matching distribution found",
@@ -153,6 +155,11 @@ def install(home: Path, source: str, expect: str | None) -> dict[str, str]:
         raise
 
 
+def with_extras(source: str) -> str:
+    """A wheel or source tree with the extras an editor's user expects (the report's plots); a spec as given."""
+    return f"{source}[{','.join(EXTRAS)}]" if Path(source).exists() else source
+
+
 def _install_into(home: Path, env: Path, source: str, expect: str | None) -> dict[str, str]:
     emit(progress=f"creating a virtual environment with Python {sys.version.split()[0]}")
     status, lines = _run([sys.executable, "-m", "venv", str(env)], "venv")
@@ -162,7 +169,7 @@ def _install_into(home: Path, env: Path, source: str, expect: str | None) -> dic
     python = _python_in(env)
     emit(progress="installing the fixloop server and its dependencies (pip)")
     status, lines = _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-                          "--progress-bar", "off", source], "pip")
+                          "--progress-bar", "off", with_extras(source)], "pip")
     if status != 0:
         fail(*_pip_problem(lines))
     emit(progress="checking the server")

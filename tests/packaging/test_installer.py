@@ -7,6 +7,7 @@ editor suites."""
 
 from __future__ import annotations
 
+import importlib.util
 import base64
 import hashlib
 import json
@@ -178,3 +179,14 @@ def test_an_interrupted_install_leaves_nothing_in_use_and_a_retry_works(tmp_path
     assert len(list((home / "envs").iterdir())) == 1
     if how == "SIGKILL":
         assert any("unfinished install" in o.get("progress", "") for o in out)
+
+
+def test_an_editor_install_brings_the_report_extra(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("fixloop_install", INSTALLER)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    wheel = tmp_path / "fixloop-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    assert module.with_extras(str(wheel)) == f"{wheel}[report]"
+    assert module.with_extras(str(REPO)) == f"{REPO}[report]"
+    assert module.with_extras("fixloop==1.0") == "fixloop==1.0"  # a spec is the user's to write
