@@ -11,7 +11,7 @@ from ..core.model import Patch, TestReport
 from ..sandbox.api import Policy, Sandbox
 from .cold import candidate_files
 from .scratch import Scratch
-from .warm import WarmPool, WarmWorker
+from .warm import WarmPool, WarmServer
 
 MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
 
@@ -95,25 +95,13 @@ class Screening:
 
     def _start_pool(self) -> WarmPool | None:
         if self.pool is None and not self.problem and not self._closed:
-            workers: list[WarmWorker] = []
-            errors: list[str] = []
-
-            def start(i: int) -> None:
-                try:
-                    workers.append(WarmWorker(i, self.scratch.tree(), self.sandbox, self.python, self.policy,
-                                              self.lifetime, self.pytest_args))
-                except (RuntimeError, OSError) as e:
-                    errors.append(str(e))
-
-            threads = [threading.Thread(target=start, args=(i,)) for i in range(self.workers)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            if workers:
-                self.pool = WarmPool(sorted(workers, key=lambda w: w.index))
-            else:
-                self.problem = "; ".join(errors) or "no warm worker started"
+            try:
+                # One server, a lane per worker: the lanes are forks of it, so the suite is imported once.
+                server = WarmServer(self.scratch.tree(), self.sandbox, self.python, self.policy, self.lifetime,
+                                    self.pytest_args, lanes=self.workers)
+                self.pool = WarmPool([server])
+            except (RuntimeError, OSError) as e:
+                self.problem = str(e) or "no warm worker started"
         if self.pool is not None and not self.pool.alive:
             self.problem = "the warm workers stopped"
             return None

@@ -69,42 +69,85 @@ def read_frame(fd: int, deadline: float, cap: int = MAX_ANSWER_BYTES) -> Any:
         return json.loads(bytes(buf[4:]).decode("utf-8"))
 
 
-class WarmWorker:
-    def __init__(self, index: int, tree: RunTree, sandbox: Sandbox, python: str, policy: Policy,
-                 lifetime: float, pytest_args: Sequence[str] = (), ready_timeout: float = 60.0) -> None:
-        self.index = index
-        self.ids = itertools.count(1)
+class WarmServer:
+    """One sandboxed fork server with a channel per lane: it collects the suite once, then forks a copy of
+    itself per extra lane, so `lanes` candidates run at once for the price of one start-up."""
+
+    def __init__(self, tree: RunTree, sandbox: Sandbox, python: str, policy: Policy, lifetime: float,
+                 pytest_args: Sequence[str] = (), lanes: int = 1, ready_timeout: float = 60.0) -> None:
         self.result: RunResult | None = None
-        self._closing = threading.Lock()
-        self._closed = False
-        request_r, self._request_w = os.pipe()
-        self._answer_r, answer_w = os.pipe()
-        os.set_blocking(self._answer_r, False)
+        ends: list[tuple[int, int, int, int]] = []
+        for _ in range(max(1, lanes)):
+            request_r, request_w = os.pipe()
+            answer_r, answer_w = os.pipe()
+            os.set_blocking(answer_r, False)
+            ends.append((request_r, request_w, answer_r, answer_w))
         argv = [python, "-m", "fixloop_warm", str(tree.source), json.dumps(list(pytest_args))]
-        env = dict(policy.env, FIXLOOP_WARM_FDS=f"{request_r},{answer_w}")
+        env = dict(policy.env, FIXLOOP_WARM_FDS=";".join(f"{e[0]},{e[3]}" for e in ends))
         policy = dataclasses.replace(policy, env=env)
         limits = SandboxLimits(wall_seconds=lifetime, cpu_seconds=int(lifetime) + 60)
-        child_ends = (request_r, answer_w)
+        child_ends = tuple(fd for e in ends for fd in (e[0], e[3]))
         self.thread = threading.Thread(target=self._serve, args=(sandbox, argv, tree, limits, policy, child_ends),
                                        daemon=True)
         self.thread.start()
-        try:
-            ready = read_frame(self._answer_r, time.monotonic() + ready_timeout, 1024)
-            if not isinstance(ready, dict) or "ready" not in ready:
-                raise ChannelError(f"a strange greeting: {str(ready)[:100]}")
-        except (ChannelError, ValueError) as e:
+        self.lanes = self._all = [WarmWorker(i, self, e[1], e[2]) for i, e in enumerate(ends)]
+        deadline = time.monotonic() + ready_timeout
+        problems = [lane.wait_ready(deadline) for lane in self.lanes]
+        if all(problems):
             self.close()
-            output = self.result.output[-600:] if self.result else str(e)
-            raise RuntimeError(f"warm worker {index} did not start: {output}") from e
+            output = self.result.output[-600:] if self.result else problems[0]
+            raise RuntimeError(f"the warm worker did not start: {output}")
+        self._all = self.lanes
+        for lane, problem in zip(self.lanes, problems):
+            if problem:
+                lane.close_request()  # a lane that never got ready is dropped; the others serve
+        self.lanes = [lane for lane, problem in zip(self.lanes, problems) if not problem]
 
     def _serve(self, sandbox: Sandbox, argv: list[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
-               child_ends: tuple[int, int]) -> None:
+               child_ends: tuple[int, ...]) -> None:
         # The sandbox closes our copies of the worker's ends once it started: EOF when the worker goes.
         self.result = sandbox.run(argv, tree, limits, policy, fds=child_ends)
 
     @property
     def alive(self) -> bool:
         return self.thread.is_alive()
+
+    def close(self) -> None:
+        for lane in self._all:
+            lane.close_request()  # end of every request pipe: each lane stops, then the server
+        self.thread.join(5.0)
+        if not self.thread.is_alive():
+            for lane in self._all:
+                lane.close_answer()
+
+
+class WarmWorker:
+    """One lane of a warm server: one candidate at a time over its own pair of pipes."""
+
+    def __init__(self, index: int, server: WarmServer, request_w: int, answer_r: int) -> None:
+        self.index = index
+        self.server = server
+        self.ids = itertools.count(1)
+        self._request_w = request_w
+        self._answer_r = answer_r
+        self._closing = threading.Lock()
+        self._closed = False
+        self._answer_closed = False
+        self._dead = False
+
+    def wait_ready(self, deadline: float) -> str:
+        """"" when the lane said it is ready before `deadline`, else why not."""
+        try:
+            ready = read_frame(self._answer_r, deadline, 1024)
+            if not isinstance(ready, dict) or "ready" not in ready:
+                raise ChannelError(f"a strange greeting: {str(ready)[:100]}")
+        except (ChannelError, ValueError) as e:
+            return str(e) or "no greeting"
+        return ""
+
+    @property
+    def alive(self) -> bool:
+        return self.server.alive and not (self._closed or self._dead)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
             memory_mb: int, cpu_limit: float = 0.0) -> TestReport:
@@ -122,6 +165,7 @@ class WarmWorker:
             if not isinstance(answer, dict) or answer.get("id") != rid:
                 raise ChannelError("an answer to another request")
         except (OSError, ValueError) as e:
+            self._dead = True  # its copy of the server is gone (or confused): the lane is not used again
             return TestReport(problem=f"warm worker {self.index} stopped answering: {e}")
         lines = str(answer.get("report", "")).splitlines()
         killed = str(answer.get("killed", ""))
@@ -136,24 +180,28 @@ class WarmWorker:
         return dataclasses.replace(report, cpu_seconds=_measure(answer.get("cpu_seconds")),
                                    peak_mb=_measure(answer.get("peak_mb")))
 
-    def close(self) -> None:
+    def close_request(self) -> None:
         with self._closing:
             if self._closed:
                 return
             self._closed = True
-            os.close(self._request_w)  # end of the request pipe: the worker stops
-        self.thread.join(5.0)
-        if not self.thread.is_alive():
-            os.close(self._answer_r)
+            os.close(self._request_w)  # end of the request pipe: the lane stops
+
+    def close_answer(self) -> None:
+        with self._closing:
+            if not self._answer_closed:
+                self._answer_closed = True
+                os.close(self._answer_r)
 
 
 class WarmPool:
     """A few warm workers; `run` takes an idle one, so two threads can validate two candidates at once."""
 
-    def __init__(self, workers: list[WarmWorker]) -> None:
-        self.workers = workers
+    def __init__(self, servers: list[WarmServer]) -> None:
+        self.servers = servers
+        self.workers = [lane for server in servers for lane in server.lanes]
         self.idle: queue.Queue[WarmWorker] = queue.Queue()
-        for w in workers:
+        for w in self.workers:
             self.idle.put(w)
 
     @property
@@ -178,8 +226,8 @@ class WarmPool:
         return report
 
     def close(self) -> None:
-        for w in self.workers:
-            w.close()
+        for server in self.servers:
+            server.close()
 
 
 def _measure(value: Any) -> float:

@@ -11,6 +11,10 @@ files, and runs pytest there with its own report pipe; the parent collects that 
 waits with a timeout (counted from the end of the copy), kills the child's process group when it
 hangs, and answers. End of the request
 pipe ends the server.
+
+FIXLOOP_WARM_FDS may name several channels ("r,w;r,w"): once the suite is collected, the server forks a
+copy of itself per extra channel, so several candidates run at once for the price of one start-up; each
+copy serves its own channel in its own folder.
 """
 
 import gc
@@ -212,6 +216,25 @@ def _kill_group(pid):
         pass
 
 
+def _lanes(template, area, channels):
+    """This process serves the first channel; a forked copy serves each other one (never returns)."""
+    mine = 0
+    for lane in range(1, len(channels)):
+        if os.fork() == 0:
+            mine = lane
+            break
+    for lane, channel in enumerate(channels):
+        if lane != mine:
+            for fd in channel:
+                os.close(fd)
+    lane_area = os.path.join(area, f"lane-{mine}")
+    os.makedirs(lane_area, mode=0o700, exist_ok=True)
+    write_frame(channels[mine][1], {"ready": os.getpid()})
+    _serve(template, lane_area, channels[mine])
+    if mine:
+        os._exit(0)
+
+
 def _serve(template, area, channel):
     request_fd, answer_fd = channel
     seq = 0
@@ -229,9 +252,10 @@ def _serve(template, area, channel):
 def main():
     template = os.path.abspath(sys.argv[1])
     extra = json.loads(sys.argv[2]) if len(sys.argv) > 2 else []
-    channel = tuple(int(x) for x in os.environ.pop("FIXLOOP_WARM_FDS").split(","))
-    for fd in channel:
-        os.set_inheritable(fd, False)
+    channels = [tuple(int(x) for x in pair.split(",")) for pair in os.environ.pop("FIXLOOP_WARM_FDS").split(";")]
+    for channel in channels:
+        for fd in channel:
+            os.set_inheritable(fd, False)
     try:  # this process's own run report is not used: children get their own
         os.close(int(os.environ.pop("FIXLOOP_REPORT_FD", "")))
     except (ValueError, OSError):
@@ -258,8 +282,7 @@ def main():
     # Everything loaded so far stays shared and untouched by the children's garbage collections.
     gc.collect()
     gc.freeze()
-    write_frame(channel[1], {"ready": os.getpid()})
-    _serve(template, area, channel)
+    _lanes(template, area, channels)
 
 
 if __name__ == "__main__":
