@@ -336,7 +336,7 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
         if (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
             ports.runner.prefetch(patch, targets)
         window.append((patch, verdict))
-        if len(window) >= width:
+        if len(window) > width:  # one more than the lanes: a free lane never waits for the loop
             yield window.popleft()
     yield from window
 
