@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.runner.cold import candidate_files
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
@@ -159,3 +162,43 @@ def test_a_prefetched_candidate_is_picked_up_by_run(runner: PytestRunner) -> Non
     assert runner.run(fixed, TARGET, fail_fast=True).ok
     assert not runner.run(broken, TARGET, fail_fast=True).ok
     assert runner.screening.waiting == {}
+
+
+def lane_pids(r: PytestRunner) -> list[int]:
+    """The pid each lane's copy of the server runs under, read through the lane itself."""
+    probe = Patch((FileChange("tests/test_pid.py", "", "import os\n\ndef test_pid():\n    assert os.getppid() == -1\n"),),
+                  "test", "manual")
+    pids = []
+    for lane in r.pool.workers:  # type: ignore[union-attr]
+        files = candidate_files(r.scratch, probe)
+        assert isinstance(files, dict)
+        report = lane.run(files, ["tests/test_pid.py"], 30.0, 10.0, 1024)
+        message = report.failed[0].message
+        pids.append(int(message.split("assert ")[1].split(" ==")[0]))
+    return pids
+
+
+def test_two_lanes_are_forks_of_one_server_and_screen_at_once(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text(MODULE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(TESTS)
+    r = PytestRunner.open(tmp_path, PlainSandbox(), Limits(test_timeout=60, per_test_timeout=5), PYTHON,
+                          warm_workers=2, candidate_memory_mb=1024)
+    try:
+        assert r.run(None).failed
+        assert r.lanes() == 2 and r.pool is not None and len(r.pool.servers) == 1
+        parents = lane_pids(r)  # a candidate's parent is its lane's copy of the server
+        assert len(set(parents)) == 2
+        fixed, broken = patch_with("def half(x):\n    return x / 2\n"), patch_with("def half(x):\n    return x - 1\n")
+        r.prefetch(fixed, TARGET)
+        r.prefetch(broken, TARGET)
+        assert r.run(fixed, TARGET, fail_fast=True).ok
+        assert not r.run(broken, TARGET, fail_fast=True).ok
+        # A lane whose copy of the server dies is dropped; the other one goes on screening.
+        os.kill(parents[1], signal.SIGKILL)
+        r.pool.workers[1].run({}, ["tests/test_mod.py"], 10.0, 5.0, 1024)
+        assert r.lanes() == 1
+        assert r.run(patch_with("def half(x):\n    return x / 2.0\n"), TARGET, fail_fast=True).ok
+        assert not r.warm_problem
+    finally:
+        r.close()

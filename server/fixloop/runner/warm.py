@@ -218,6 +218,8 @@ class WarmPool:
                 worker = self.idle.get(timeout=1.0)
             except queue.Empty:
                 continue
+            if not worker.alive:  # a lane whose copy of the server died leaves the queue for good
+                worker = None
         try:
             report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit)
         finally:
