@@ -178,6 +178,7 @@ def lane_pids(r: PytestRunner) -> list[int]:
     return pids
 
 
+@pytest.mark.e2e
 def test_two_lanes_are_forks_of_one_server_and_screen_at_once(tmp_path: Path) -> None:
     (tmp_path / "mod.py").write_text(MODULE)
     (tmp_path / "tests").mkdir()
