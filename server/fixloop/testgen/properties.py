@@ -129,7 +129,7 @@ def properties(target: Target, module_source: str, functions: set[str]) -> list[
         if strat:
             out.append(Property(
                 f"test_{backward_name}_inverts_{forward_name}", "roundtrip",
-                f"@settings(max_examples=200, deadline=None, database=None)\n@given(value={strat})\n"
+                f"@settings(max_examples=100, deadline=None, database=None)\n@given(value={strat})\n"
                 f"def test_{backward_name}_inverts_{forward_name}(value):\n"
                 f"    assert {backward_name}({forward_name}(value)) == value\n",
                 (forward_name, backward_name), f"{backward_name}({forward_name}(x)) == x"))
@@ -140,7 +140,7 @@ def properties(target: Target, module_source: str, functions: set[str]) -> list[
         f = target.function
         out.append(Property(
             f"test_{f}_is_idempotent", "idempotent",
-            f"@settings(max_examples=200, deadline=None, database=None)\n@given(value={strat})\n"
+            f"@settings(max_examples=100, deadline=None, database=None)\n@given(value={strat})\n"
             f"def test_{f}_is_idempotent(value):\n"
             f"    once = {f}(value)\n    assert {f}(once) == once\n",
             (f,), f"{f}({f}(x)) == {f}(x)"))

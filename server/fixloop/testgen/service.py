@@ -123,10 +123,15 @@ def _dropped(r: Recorded, name: str) -> str:
     return f"{call}: {what.get(r.kind, r.kind)}" + (f" ({r.message[:160]})" if r.message else "")
 
 
-def _reason(longrepr: str, message: str) -> str:
-    falsifying = re.findall(r"Falsifying example: .*?(?:\n\s*\)|$)", longrepr, re.S | re.M)
-    assertion = message or next((ln.strip() for ln in longrepr.splitlines() if ln.lstrip().startswith("E ")), "")
-    parts = [" ".join(falsifying[0].split()) if falsifying else "", assertion]
+def _reason(longrepr: str, message: str, exc_type: str) -> str:
+    """The falsifying example Hypothesis reports (pytest prefixes its lines with `E`) and the assertion."""
+    lines = [re.sub(r"^E\s{1,3}", "", line) for line in longrepr.splitlines()]
+    falsifying = ""
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("Falsifying example:", "Failing test case:")):
+            end = next((j for j in range(i, min(i + 20, len(lines))) if lines[j].strip() == ")"), i)
+            falsifying = " ".join(" ".join(lines[i:end + 1]).split()).replace("( ", "(").replace(", )", ")")
+    parts = [falsifying, f"{exc_type}: {message}" if exc_type and message else message]
     return "; ".join(p for p in parts if p)[:400] or "it failed on the current code"
 
 
@@ -147,7 +152,7 @@ def _verdicts(tests: list[TestSource], report: TestReport, path: str
         elif t.kind == "characterization":
             notes.append(f"{t.name}: dropped, it does not pass again on the same code ({result.message[:120]})")
         else:
-            reason = _reason(result.longrepr, result.message)
+            reason = _reason(result.longrepr, result.message, result.exc_type)
             kept.append(t)
             suspects[t.name] = reason
             statuses.append({"name": t.name, "kind": t.kind, "status": "suspected_bug", "reason": reason,
