@@ -28,7 +28,7 @@ def tests(
     sandbox: Optional[str] = typer.Option(None, help="Sandbox backend (see `fixloop fix --help`)."),
 ) -> None:
     """Write characterization and property tests for one function, and offer the new test file."""
-    from ..cli import _settings_for
+    from ..config import load, project_settings
     from ..runner.interpreter import InterpreterUnusable
     from ..sandbox.api import SandboxUnavailable
     from .place import create
@@ -44,7 +44,10 @@ def tests(
         "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python}
     if sandbox is not None:
         overrides["sandbox"] = {"backend": sandbox}
-    settings, _ = _settings_for(workspace, overrides)
+    settings, problems = project_settings(workspace)  # the project's table may only tighten limits
+    settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
+    for p in problems + more:
+        err.print(f"[yellow]config:[/] {escape(p)}")
     summary: dict[str, Any] = {"status": "error", "written": False}
     try:
         made = generate(workspace, spec, settings, note=lambda text: err.print(f"[dim]{escape(text)}[/]"))
