@@ -61,7 +61,7 @@ def _plain_dir(workspace: Path, rel: str) -> bool:
     return True
 
 
-def tests_folder(workspace: Path, target: Target) -> str:
+def folder_for_tests(workspace: Path, target: Target) -> str:
     for candidate in testpaths(workspace) + ["tests", "test"]:
         candidate = candidate.strip().strip("/")
         if _plain_dir(workspace, candidate):
@@ -70,9 +70,9 @@ def tests_folder(workspace: Path, target: Target) -> str:
     return "" if parent == "." else parent
 
 
-def test_path(workspace: Path, target: Target) -> str:
+def fresh_test_path(workspace: Path, target: Target) -> str:
     """A fresh name: `<folder>/test_<module>_<function>_generated[_N].py`."""
-    folder = tests_folder(workspace, target)
+    folder = folder_for_tests(workspace, target)
     stem = f"test_{target.module.rsplit('.', 1)[-1]}_{target.function}_generated"
     for n in range(1, 100):
         name = f"{stem}.py" if n == 1 else f"{stem}_{n}.py"

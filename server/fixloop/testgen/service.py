@@ -16,7 +16,7 @@ from ..runner.prepare import Prepared, prepare
 from ..sandbox.api import Sandbox
 from ..sandbox.select import choose as choose_sandbox
 from .harvest import harvest
-from .place import test_path
+from .place import fresh_test_path
 from .properties import properties
 from .record import Recorded, Recorder
 from .render import TestSource, characterization, property_tests, render
@@ -102,7 +102,7 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
         notes.append(f"no property tests: hypothesis is not installed for {prepared.interpreter.path} "
                      "(install it there to get them)")
     tests += property_tests(props)
-    path = test_path(workspace, target)
+    path = fresh_test_path(workspace, target)
     text = render(target, tests, imports, props)
     note("running the generated tests in the sandbox")
     report = ColdRunner(scratch, sandbox, prepared.interpreter.path, settings.limits()).run(
