@@ -13,7 +13,9 @@ from ..config import Settings
 from ..core.model import FileChange, Patch, TestReport
 from ..runner.cold import ColdRunner
 from ..runner.prepare import Prepared, prepare
+from ..runner.scratch import MAX_SOURCE_BYTES, decode_source
 from ..sandbox.api import Sandbox
+from ..sandbox.hostio import read_beneath
 from ..sandbox.select import choose as choose_sandbox
 from .harvest import harvest
 from .place import fresh_test_path
@@ -66,6 +68,7 @@ def generate(workspace: Path, spec: str, settings: Settings, overlays: Mapping[s
              cancelled: Callable[[], bool] = lambda: False, note: Note = lambda text: None) -> Generated:
     path, qualname = parse_spec(spec)
     rel = relative_target(workspace, path)
+    _precheck(workspace, rel, qualname, overlays or {})
     sandbox = choose_sandbox(settings.sandbox)
     note("probing the interpreter in the sandbox")
     prepared = prepare(workspace, sandbox, settings.python, overlays)
@@ -73,6 +76,20 @@ def generate(workspace: Path, spec: str, settings: Settings, overlays: Mapping[s
         return _generate(workspace, rel, qualname, settings, prepared, sandbox, cancelled, note)
     finally:
         prepared.scratch.close()
+
+
+def _precheck(workspace: Path, rel: str, qualname: str, overlays: Mapping[str, str]) -> None:
+    """A function that is not there is refused before any copy is made or anything runs."""
+    text = overlays.get(rel)
+    if text is None:
+        try:
+            decoded = decode_source(read_beneath(workspace, rel, MAX_SOURCE_BYTES))
+        except OSError as e:
+            raise TestgenError(f"cannot read {rel}: {e.strerror or e}") from None
+        if decoded is None:
+            raise TestgenError(f"{rel} is not valid Python source text")
+        text = decoded.text
+    find(text, rel, qualname, "", "")
 
 
 def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prepared: Prepared, sandbox: Sandbox,
