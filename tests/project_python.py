@@ -58,9 +58,10 @@ def _build(venv: Path, dists: list[metadata.Distribution]) -> None:
             shutil.copy2(path, target)  # keeps mtimes, so the copied bytecode stays valid
 
 
-def project_python() -> str:
-    """Path of the lean interpreter (built on first use; later calls only check it is complete)."""
-    dists = _closure(ROOTS)
+def project_python(roots: tuple[str, ...] = ROOTS) -> str:
+    """Path of the lean interpreter (built on first use; later calls only check it is complete). `roots`
+    adds packages (e.g. hypothesis, for the generated property tests); each set gets its own virtualenv."""
+    dists = _closure(roots)
     tag = hashlib.sha256("\n".join([sys.executable, sys.version] + [f"{d.metadata['Name']}=={d.version}" for d in dists])
                          .encode()).hexdigest()[:12]
     venv = CACHE / f"project-python-{tag}"

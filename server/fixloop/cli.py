@@ -277,6 +277,15 @@ def _history_commands() -> None:
 _history_commands()
 
 
+def _tests_command() -> None:
+    from .testgen.cli import register  # tests PATH::function
+
+    register(app)
+
+
+_tests_command()
+
+
 def main() -> None:
     try:
         app()

@@ -68,8 +68,9 @@ class Editor:
         self.edits.append(params)
         edit = params.edit
         per_uri: list[tuple[str, list[Any]]] = []
-        if edit.document_changes:
-            per_uri = [(c.text_document.uri, list(c.edits)) for c in edit.document_changes]
+        if edit.document_changes:  # a CreateFile makes a new, empty document for the edits after it
+            per_uri = [(c.text_document.uri, list(c.edits)) for c in edit.document_changes
+                       if isinstance(c, t.TextDocumentEdit)]
         elif edit.changes:
             per_uri = list(edit.changes.items())
         needs_confirmation = any(a.needs_confirmation for a in (edit.change_annotations or {}).values())
@@ -79,9 +80,9 @@ class Editor:
             if not chosen:
                 continue
             took_any = True
-            if uri not in self.docs:  # VS Code and Neovim open the file to edit it
+            if uri not in self.docs:  # VS Code and Neovim open the file to edit it (a new one is empty)
                 path = Path(to_fs_path(uri) or "")
-                self.open(uri, path.read_text(encoding="utf-8"))
+                self.open(uri, path.read_text(encoding="utf-8") if path.exists() else "")
             self.set_text(uri, apply_text_edits(self.text(uri), chosen))
         if self.vscode:
             return t.ApplyWorkspaceEditResult(applied=took_any or not per_uri)

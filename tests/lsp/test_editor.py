@@ -75,7 +75,9 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
             text_document=t.TextDocumentIdentifier(uri=uri), range=memory.range,
             context=t.CodeActionContext(diagnostics=[memory])))
         titles = {a.title: a for a in actions}
-        assert set(titles) == {"Fix until tests pass", "Show the past fix", "Apply the past fix"}
+        # (the cursor is in a function, so "Write tests for this function" is offered too)
+        assert set(titles) == {"Fix until tests pass", "Show the past fix", "Apply the past fix",
+                               "Write tests for this function"}
         assert titles["Fix until tests pass"].kind == "source.fixloop"
         show = titles["Show the past fix"].command
         shown = await s.command(show.command, *show.arguments)
@@ -92,7 +94,7 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
             text_document=t.TextDocumentIdentifier(uri=uri), range=show_only.range,
             context=t.CodeActionContext(diagnostics=[show_only])))
         titles = {a.title: a for a in actions}
-        assert set(titles) == {"Fix until tests pass", "Show the past fix"}
+        assert set(titles) == {"Fix until tests pass", "Show the past fix", "Write tests for this function"}
         shown = await s.command("fixloop.showRun", *titles["Show the past fix"].command.arguments)
         assert shown["message"].startswith("this shape failed 2 times") and shown["hunks"] == []
 

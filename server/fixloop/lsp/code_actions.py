@@ -10,7 +10,7 @@ from lsprotocol import types as t
 from ..core.integrity import is_test_file
 from ..core.model import FileChange, Patch
 from ..core.patch import unified_diff
-from .contract import ACCEPT, FIX, MEMORY, SHOW_RUN, SOURCE_FIX
+from .contract import ACCEPT, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .parsing import test_at
@@ -41,6 +41,9 @@ def code_actions(editor: Editor, diagnostics: DiagnosticsEngine, review: Reviewe
             actions.append(_action("Fix until this test passes", t.CodeActionKind.QuickFix, FIX,
                                    {"uri": uri, "scope": "test", "test": node}))
     actions.append(_action("Fix until tests pass", SOURCE_FIX, FIX, {"uri": uri, "scope": "workspace"}))
+    if doc is not None and not is_test_file(rel) and _on_definition(doc.source, line):
+        actions.append(_action("Write tests for this function", WRITE_TESTS_KIND, WRITE_TESTS,
+                               {"uri": uri, "position": {"line": line, "character": params.range.start.character}}))
     for diagnostic in params.context.diagnostics:
         if diagnostic.source != MEMORY or not isinstance(diagnostic.data, dict):
             continue
@@ -58,6 +61,15 @@ def code_actions(editor: Editor, diagnostics: DiagnosticsEngine, review: Reviewe
     if only:
         actions = [a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)]
     return actions
+
+
+def _on_definition(text: str, line: int) -> bool:
+    """The cursor is in a top-level function or a method (cheap text check first: tree-sitter only then)."""
+    if "def " not in text:
+        return False
+    from ..testgen.target import function_at  # tree-sitter loads with the first such request
+
+    return function_at(text, line) is not None
 
 
 def past_fix(rel: str, text: str, pattern: MemoryPattern) -> tuple[str, Patch | None, dict[str, Any]]:

@@ -11,11 +11,15 @@ PROTOCOL_VERSION = 1  # `capabilities.experimental.fixloop.protocol` in the init
 FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET = (
     "fixloop.fix", "fixloop.cancel", "fixloop.showRun", "fixloop.accept", "fixloop.reject", "fixloop.forget")
 HISTORY, STATS, REPORT = "fixloop.history", "fixloop.stats", "fixloop.report"
-COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT)
+WRITE_TESTS = "fixloop.writeTests"  # {uri, position}: tests for the function there, offered as a new file
+COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, WRITE_TESTS)
 
 RUN_FINISHED = "fixloop/runFinished"  # notification: a run's summary, sent when any run ends
 
 SOURCE_FIX = t.CodeActionKind.Source + ".fixloop"  # the "Fix until tests pass" source action
+# "Write tests for this function": a refactor (it belongs to the definition under the cursor, so editors show
+# it with the other actions there, not only in a "Source Action" menu).
+WRITE_TESTS_KIND = t.CodeActionKind.Refactor + ".fixloop.writeTests"
 
 SAFETY, MEMORY = "fixloop-safety", "fixloop-memory"  # diagnostic sources
 MEMORY_CODE = "FL-M001"  # the code of a memory diagnostic (its data carries the memory_id)

@@ -39,6 +39,7 @@ class Proposal:
     run_id: str
     before: dict[str, str]
     hunks: list[HunkState] = field(default_factory=list)
+    new_files: set[str] = field(default_factory=set)  # paths the proposal creates (their `before` is "")
 
     def get(self, ids: Iterable[str] | None, states: tuple[str, ...]) -> tuple[list[HunkState], list[str]]:
         """The hunks named by `ids` (or, with none, all in `states`), and the ids that are unknown."""

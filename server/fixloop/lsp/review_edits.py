@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -33,6 +34,7 @@ class FileEdit:
     base: str  # the text the edits were computed against
     version: int | None  # None: the document is not open in the editor
     placed: list[Placed] = field(default_factory=list)
+    create: bool = False  # a new file: created (never over an existing one) before its text is inserted
 
 
 @dataclass
@@ -90,16 +92,17 @@ class Reviewer:
             self._summaries[run_id] = summary
         return proposal
 
-    def put(self, run_id: str, summary: dict[str, Any], patch: Patch | None) -> None:
-        """A fix from elsewhere (memory's past fix) under `run_id`: reviewable when `patch` is given (kept
-        as it is while it still applies to the same text, so decisions made on it stay), else a summary alone."""
+    def put(self, run_id: str, summary: dict[str, Any], patch: Patch | None, new_files: set[str] | None = None) -> None:
+        """A fix from elsewhere (memory's past fix, generated tests) under `run_id`: reviewable when `patch` is
+        given (kept as it is while it still applies to the same text, so decisions made on it stay), else a
+        summary alone. `new_files`: the patch's files that do not exist yet (their `before` is "")."""
         if patch is None:
             self._proposals.pop(run_id, None)
             self._summaries[run_id] = summary
             return
         existing = self._proposals.get(run_id)
         if existing is None or any(existing.before.get(c.path) != c.before for c in patch.changes):
-            self.add(run_id, patch, summary)
+            self.add(run_id, patch, summary).new_files.update(new_files or ())
 
     def show(self, run_id: str | None) -> dict[str, Any] | None:
         run_id = run_id or self.latest
@@ -218,6 +221,14 @@ class Reviewer:
             group = [h for h in states if h.hunk.path == path]
             uri = group[0].uri
             doc = self.editor.document(uri)
+            if path in proposal.new_files and doc is None:
+                if os.path.lexists(root / path):
+                    for h in group:
+                        h.state, h.message = CONFLICT, f"{h.id}: {path} exists now; not created, the proposal is kept"
+                        result.conflicts.append(h)
+                    continue
+                files.append(FileEdit(uri, path, "", None, [Placed(h.hunk.start, h.hunk) for h in group], True))
+                continue
             try:
                 current = doc.source if doc is not None else read_disk_text(root, path, limit)
             except BadInput as e:
@@ -259,9 +270,14 @@ class Reviewer:
                     edits.append(t.TextEdit(range=rng, new_text=text))
             per_file.append((f, edits))
         if versioned:
-            changes = [t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(uri=f.uri,
-                                                                                                 version=f.version),
-                                          edits=edits) for f, edits in per_file if edits]
+            changes: list[Any] = []
+            for f, edits in per_file:
+                if edits and f.create:
+                    changes.append(t.CreateFile(uri=f.uri, options=t.CreateFileOptions(overwrite=False,
+                                                                                       ignore_if_exists=False)))
+                if edits:
+                    changes.append(t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(
+                        uri=f.uri, version=f.version), edits=edits))
             return t.WorkspaceEdit(document_changes=changes, change_annotations=annotations or None)
         return t.WorkspaceEdit(changes={f.uri: list(edits) for f, edits in per_file if edits})
 

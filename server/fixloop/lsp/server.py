@@ -28,12 +28,13 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from .code_actions import code_actions
 from .commands import guarded, handlers
-from .contract import PROTOCOL_VERSION, SOURCE_FIX
+from .contract import PROTOCOL_VERSION, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .framing import FramedInput
 from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
 from .review_edits import Reviewer
+from .write_tests import TestWriter
 from .runs import RunManager, SessionFactory, default_session_factory
 from .settings import ServerConfig, overlay, parse_options
 
@@ -101,6 +102,7 @@ class FixloopServer(LanguageServer):
         self.review = Reviewer(self.editor, self.protocol.notify, self.workspace_apply_edit_async,
                                recorder or RunDirRecorder(lambda: self.root, provider.store))
         self.runs = RunManager(self.editor, lambda: self.work_done_progress, self.review.finished, session_factory)
+        self.tests = TestWriter(self.editor, self.review, lambda: self.work_done_progress)
 
     @property
     def rpc(self) -> FixloopProtocol:
@@ -216,7 +218,7 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
         ls.diagnostics.closed(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
-                    t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX]))
+                    t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX, WRITE_TESTS_KIND]))
     def code_action(ls: FixloopServer, params: t.CodeActionParams) -> list[t.CodeAction]:
         return code_actions(ls.editor, ls.diagnostics, ls.review, params)
 
@@ -226,6 +228,7 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
 
     for name, handler in handlers(server.editor, server.runs, server.review, server.diagnostics).items():
         server.command(name)(guarded(name, handler))
+    server.command(WRITE_TESTS)(guarded(WRITE_TESTS, server.tests.submit))
     return server
 
 

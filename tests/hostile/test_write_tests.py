@@ -1,0 +1,74 @@
+"""`fixloop tests` on an attacker's project: the module writes to the bait home and the outside folder when
+imported or called, and returns the user's private key if it can read it; its `tests` folder is a link to
+the outside folder. Recording runs only inside the sandbox, so nothing changes outside the project, the key
+never reaches the generated file, and the file is not written through the link."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import PYTHON
+
+from .harness import BAIT_API_KEY, BAIT_KEY, NOBODY, Host, nobody_python
+
+MODULE = '''import os
+
+HOME, OUTSIDE = {home!r}, {outside!r}
+
+
+def _try(action):
+    try:
+        action()
+    except OSError:
+        pass
+
+
+_try(lambda: open(os.path.join(HOME, ".bashrc"), "a").write("pwned at import\\n"))
+_try(lambda: open(os.path.join(OUTSIDE, "imported"), "w").write("x"))
+
+
+def leak(n: int) -> str:
+    _try(lambda: open(os.path.join(OUTSIDE, "called"), "w").write("x"))
+    try:
+        with open(os.path.join(HOME, ".ssh", "id_rsa")) as f:
+            return f.read()
+    except OSError:
+        return "blocked"
+'''
+
+
+def run_tests(host: Host, backend: str, spec: str) -> subprocess.CompletedProcess[str]:
+    interpreter = sys.executable if host.user == "root" else nobody_python()
+    argv = [interpreter, "-m", "fixloop", "tests", spec, "--root", str(host.project), "--yes", "--json",
+            "--sandbox", backend, "--python", PYTHON if host.user == "root" else interpreter]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
+           "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),
+           "ANTHROPIC_API_KEY": BAIT_API_KEY}
+    host.give_away()
+    if host.user == "nobody":
+        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+    done = subprocess.run(argv, cwd=host.top, env=env, capture_output=True, text=True, timeout=300)
+    if host.user == "nobody" and "does not work here" in done.stderr:
+        pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
+    return done
+
+
+@pytest.mark.e2e
+def test_recording_an_attackers_function_changes_nothing_outside_and_leaks_nothing(host: Host, backend: str) -> None:
+    host.write("lib.py", MODULE.format(home=str(host.home), outside=str(host.outside)))
+    os.symlink(host.outside, host.project / "tests")
+    host.snapshot()
+    done = run_tests(host, backend, "lib.py::leak")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["written"] is True and summary["file"] == "test_lib_leak_generated.py", summary
+    written = (host.project / summary["file"]).read_text()
+    assert "assert leak(0) == 'blocked'" in written
+    assert BAIT_KEY.strip() not in done.stdout + done.stderr + written
+    assert [e for e in host.evidence() if not e.endswith("test_lib_leak_generated.py")] == []
+    assert not (host.outside / "imported").exists() and not (host.outside / "called").exists()
