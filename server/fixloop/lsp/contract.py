@@ -11,7 +11,8 @@ PROTOCOL_VERSION = 1  # `capabilities.experimental.fixloop.protocol` in the init
 FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET = (
     "fixloop.fix", "fixloop.cancel", "fixloop.showRun", "fixloop.accept", "fixloop.reject", "fixloop.forget")
 HISTORY, STATS, REPORT = "fixloop.history", "fixloop.stats", "fixloop.report"
-COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT)
+APPLY_PAST = "fixloop.applyPastFix"  # a memory warning's past fix: checked, then offered for review
+COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, APPLY_PAST)
 
 RUN_FINISHED = "fixloop/runFinished"  # notification: a run's summary, sent when any run ends
 
