@@ -77,6 +77,9 @@ class FixCheck:
         def refused(message: str) -> Outcome:
             return Outcome(Status.GAVE_UP, self.run_id, message)
 
+        changed = [c.path for c in self.patch.changes if self.overlays.get(c.path, c.before) != c.before]
+        if changed:  # the check would test another text than the one the fix is offered on
+            return refused(f"{changed[0]} changed since the past fix was asked for: nothing was applied; ask again")
         guard = (lambda path: False) if self.settings.allow_test_edits else is_test_file
         rejected = rejection(self.patch, 1, guard)
         if rejected is not None:
