@@ -198,3 +198,20 @@ def test_the_in_memory_memory_gives_the_real_stores_warnings(tmp_path: Path) -> 
     broken_fake = fake.patterns_in("inventory/tickets.py", editing)
     assert [(h.after, h.problem) for h in broken_fake] == [(h.after, h.problem) for h in broken_real] != []
     assert broken_real[0].after is None
+
+
+def test_a_warning_whose_lines_changed_applies_nothing() -> None:
+    """Between an edit and the next check, a code action may name a warning made on other text."""
+    from fixloop.lsp.past_fixes import STALE, past_fix
+    from fixloop.lsp.providers import MemoryPattern
+
+    pattern = MemoryPattern(6, 6, "this shape failed 2 times", "f1", fix_diff="d", before="    if age > SENIOR_AGE:\n",
+                            replacement="    if age >= SENIOR_AGE:\n")
+    run_id, patch, summary = past_fix("inventory/tickets.py", TICKETS, pattern)
+    assert run_id == "memory-f1-6" and patch is not None
+    assert patch.changes[0].after == TICKETS.replace("age > SENIOR", "age >= SENIOR")
+    for edited in (TICKETS.replace("age > SENIOR", "age > 1 + SENIOR"), "# a line above\n" + TICKETS, "x = 1\n"):
+        run_id, patch, summary = past_fix("inventory/tickets.py", edited, pattern)
+        assert patch is None and summary["note"] == STALE and summary["files_changed"] == []
+    odd = MemoryPattern(1, 1, "m", "../../x y", before="SENIOR_AGE = 65\n", replacement="SENIOR_AGE = 66\n")
+    assert past_fix("inventory/tickets.py", TICKETS, odd)[0] == "memory-xy-1"  # the id names a folder: plain
