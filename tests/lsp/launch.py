@@ -3,8 +3,9 @@
 - FIXLOOP_TEST_PATCHES: a JSON list of scripted patches, tried before the real proposers
   (`[{"summary": str, "edits": [{"path": str, "old": str, "new": str}, ...]}]`); the real loop still
   checks them and runs the project's tests on a scratch copy.
-- FIXLOOP_TEST_MEMORY: a JSON list of remembered patterns (an in-memory memory store):
-  `[{"path": str, "match": str, "message": str, "memory_id": str, "replacement": str}]`.
+- FIXLOOP_TEST_MEMORY: a JSON list of remembered fixes for an in-memory memory (tests/lsp/fake_memory.py):
+  `[{"memory_id": str, "path": str, "before": str, "after": str, "count": int, "edit": str}]`; the
+  warnings and their past fixes come from the real memory code.
 Without these variables it is exactly `fixloop-server`.
 """
 
@@ -20,9 +21,10 @@ from typing import Any, Callable, Mapping
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for the shared test fakes
 
 from fixloop.core.patch import replace_snippet  # noqa: E402
-from fixloop.lsp.providers import DefaultProviders, MemoryPattern  # noqa: E402
+from fixloop.lsp.providers import DefaultProviders  # noqa: E402
 from fixloop.lsp.server import build_server, serve  # noqa: E402
 from tests.fakes import Candidate, ScriptedProposer  # noqa: E402
+from tests.lsp.fake_memory import FakeMemory  # noqa: E402
 
 
 def scripted(patches: list[dict[str, Any]]) -> ScriptedProposer:
@@ -39,29 +41,15 @@ def scripted(patches: list[dict[str, Any]]) -> ScriptedProposer:
     return ScriptedProposer([Candidate(edit(spec), "script", spec.get("summary", "")) for spec in patches])
 
 
-class FakeMemory(DefaultProviders):
-    """Real safety checks; remembered patterns from a list (an in-memory store)."""
+class FakeProviders(DefaultProviders):
+    """Real safety checks and the real memory warnings, over an in-memory memory (tests/lsp/fake_memory.py)."""
 
-    def __init__(self, patterns: list[dict[str, Any]], *args: Any) -> None:
+    def __init__(self, fixes: list[dict[str, Any]], *args: Any) -> None:
         super().__init__(*args)
-        self.entries = patterns
+        self.memory = FakeMemory(fixes)
 
-    def memory_patterns(self, path: str, text: str) -> list[MemoryPattern]:
-        out = []
-        lines = text.splitlines()
-        for entry in self.entries:
-            if entry["path"] != path:
-                continue
-            for i, line in enumerate(lines, 1):
-                if entry["match"] in line:
-                    out.append(MemoryPattern(i, i, entry["message"], entry["memory_id"],
-                                             replacement=entry.get("replacement")))
-        return out
-
-    def forget(self, memory_id: str) -> bool:
-        before = len(self.entries)
-        self.entries = [e for e in self.entries if e["memory_id"] != memory_id]
-        return len(self.entries) < before
+    def store(self) -> Any:
+        return self.memory
 
 
 def _load(name: str) -> Any:
@@ -87,7 +75,7 @@ def main() -> int:
     holder: dict[str, Any] = {}
     provider = None
     if memory is not None:
-        provider = FakeMemory(memory, lambda: holder["server"].root, lambda: holder["server"].config.settings)
+        provider = FakeProviders(memory, lambda: holder["server"].root, lambda: holder["server"].config.settings)
     server = build_server(provider=provider, **({"session_factory": factory} if factory else {}))
     holder["server"] = server
     return serve(server, sys.argv[1:])

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as t
 from tests.lsp.lsp_harness import Session, lsp
 
 UNSAFE = "import os\nimport subprocess\n\n\ndef run(cmd):\n    os.system(cmd)\n    return eval(cmd)\n"
-MEMORY = [{"path": "pkg/limits.py", "match": "if quantity > LIMIT:", "memory_id": "fix-42",
-           "message": "this shape failed 3 times: AssertionError in test_limit; fixed by > -> >=",
-           "replacement": "    if quantity >= LIMIT:\n"},
-          {"path": "pkg/limits.py", "match": "return False", "memory_id": "fix-7",
-           "message": "this shape failed 2 times; fixed by return False -> return None"}]
+# Fixes learned elsewhere in the project: a comparison made non-strict (it transfers to pkg/limits.py),
+# and a signature fix whose stored edit no longer reads (it still warns, but has nothing to apply).
+MEMORY = [{"memory_id": "fix-42", "path": "pkg/cap.py", "count": 3,
+           "before": "def capped(n, cap):\n    if n > cap:\n        return cap\n    return n\n",
+           "after": "def capped(n, cap):\n    if n >= cap:\n        return cap\n    return n\n"},
+          {"memory_id": "fix-7", "path": "pkg/ok.py", "edit": "[[[\"def\"", "before": "def ok(x):\n    return x\n",
+           "after": "def ok(x=None):\n    return x\n"}]
 LIMITS = "LIMIT = 10\n\n\ndef over(quantity):\n    if quantity > LIMIT:\n        return True\n    return False\n"
 TESTS = ("import pytest\n\nfrom pkg.limits import over\n\n\nclass TestOver:\n    def test_at_limit(self):\n"
          "        assert over(10)\n\n\ndef test_small():\n    assert not over(1)\n")
@@ -67,9 +70,10 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
     async with lsp(profile, ws, tmp_path, memory=MEMORY) as s:
         uri = s.uri("pkg/limits.py")
         s.editor.open(uri, LIMITS)
-        memory, show_only = sorted(await diagnostics(s, uri, "fixloop-memory"), key=lambda d: d.range.start.line)
+        show_only, memory = sorted(await diagnostics(s, uri, "fixloop-memory"), key=lambda d: d.range.start.line)
         assert memory.code == "FL-M001" and memory.range.start == t.Position(4, 4)
-        assert "failed 3 times" in memory.message and memory.data == {"memory_id": "fix-42"}
+        assert "failed 3 times" in memory.message and memory.data == {"memory_id": "fix-42", "line": 5}
+        assert "if n > cap: -> if n >= cap:" in memory.message
 
         actions = await s.client.text_document_code_action_async(t.CodeActionParams(
             text_document=t.TextDocumentIdentifier(uri=uri), range=memory.range,
@@ -81,15 +85,23 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
         assert titles["Fix until tests pass"].kind == "source.fixloop"
         show = titles["Show the past fix"].command
         shown = await s.command(show.command, *show.arguments)
-        assert "-    if quantity > LIMIT:\n+    if quantity >= LIMIT:" in shown["diff"]
+        # the past fix re-made here, with this code's names
+        assert "-    if quantity > LIMIT:\n+    if quantity >= LIMIT:" in shown["diff"], shown["diff"]
+        assert shown["files_changed"] == ["pkg/limits.py"] and shown["hunks"] == []  # nothing offered before the check
         apply = titles["Apply the past fix"].command
-        result = await s.command(apply.command, *apply.arguments)
-        assert result == {"applied": ["pkg/limits.py#0"], "conflicts": []}
-        assert "if quantity >= LIMIT:" in s.editor.text(uri)
-        await s.until(lambda: len([d for d in s.client.diagnostics[uri] if d.source == "fixloop-memory"]) == 1,
-                      what="the applied shape's diagnostic to go")
+        assert apply.command == "fixloop.applyPastFix"
+        assert list(apply.arguments) == [{"uri": uri, "memory_id": "fix-42", "line": 5}]
 
-        # a memory entry without a replacement for these lines can be shown, not applied
+        # The document changed since the warning: the stale warning applies nothing and says why.
+        s.editor.set_text(uri, LIMITS.replace("if quantity > LIMIT:", "if quantity > LIMIT + 1:"))
+        await diagnostics(s, uri, "fixloop-memory", present=True)
+        await s.until(lambda: len([d for d in s.client.diagnostics[uri] if d.source == "fixloop-memory"]) == 1,
+                      what="the edited shape's warning to go")
+        with pytest.raises(Exception, match="no memory warning 'fix-42' any more"):
+            await s.command(apply.command, *apply.arguments)
+        assert s.editor.edits == [] and s.editor.text(uri).count("LIMIT + 1") == 1
+
+        # a memory entry whose stored fix no longer reads can be shown, not applied
         actions = await s.client.text_document_code_action_async(t.CodeActionParams(
             text_document=t.TextDocumentIdentifier(uri=uri), range=show_only.range,
             context=t.CodeActionContext(diagnostics=[show_only])))
@@ -97,6 +109,9 @@ async def test_memory_diagnostics_code_actions_and_past_fix(profile: str, tmp_pa
         assert set(titles) == {"Fix until tests pass", "Show the past fix", "Write tests for this function"}
         shown = await s.command("fixloop.showRun", *titles["Show the past fix"].command.arguments)
         assert shown["message"].startswith("this shape failed 2 times") and shown["hunks"] == []
+        assert "cannot be read" in shown["note"] and "+def ok(x=None):" in shown["diff"]  # the fix as it was made
+        with pytest.raises(Exception, match="stored edit cannot be read .it is not valid JSON.; nothing was applied"):
+            await s.command("fixloop.applyPastFix", {"uri": uri, "memory_id": "fix-7", "line": 4})
 
         s.editor.set_text(uri, LIMITS)
         await s.until(lambda: len([d for d in s.client.diagnostics[uri] if d.source == "fixloop-memory"]) == 2,

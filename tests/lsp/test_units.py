@@ -114,7 +114,7 @@ def test_memory_pattern_hits_become_diagnostics() -> None:
     assert pattern.message == "this shape failed 3 times in this project; fixed by if q > LIMIT: -> if q >= LIMIT:"
     d = memory_diagnostic(pattern, ["def f(q):", "    if q > LIMIT: return 1"], len)
     assert d["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 24}}
-    assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1"}
+    assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1", "line": 2}
 
 
 def test_progress_messages_put_the_phase_first() -> None:

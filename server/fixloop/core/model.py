@@ -206,6 +206,12 @@ class PatternHit:
     count: int  # how many fixed failures had this faulty shape (rejected fixes not counted)
     fix_summary: str  # what fixed it, e.g. "if q > LIMIT: -> if q >= LIMIT:"
     fix_id: str
+    # The past fix transferred to this statement (memory/pastfix.py): lines [line, end_line] as they were
+    # scanned (`before`) and with the fix (`after`, None when it does not transfer: `problem` says why).
+    before: str = ""
+    after: str | None = None
+    diff: str = ""  # the transferred fix as a unified diff of this file; without one, the past fix as it was made
+    problem: str = ""
 
 
 @dataclass(frozen=True)

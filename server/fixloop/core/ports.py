@@ -132,6 +132,10 @@ class ReviewMemory(Protocol):
 
     def forget(self, row_id: str) -> int: ...
 
+    @property
+    def problem(self) -> str:
+        """Why the memory cannot be read or was moved aside ("" when it works): the editor says so."""
+
 
 @dataclass(frozen=True)
 class Ports:

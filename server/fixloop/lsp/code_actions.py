@@ -1,5 +1,6 @@
 """Code actions: fix until the test under the cursor passes, fix until all tests pass, and on a
-memory diagnostic show or apply the past fix (through the same review path as a run's fix)."""
+memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
+on a function, write tests for it (testgen)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,12 @@ from typing import Any
 from lsprotocol import types as t
 
 from ..core.integrity import is_test_file
-from ..core.model import FileChange, Patch
-from ..core.patch import unified_diff
-from .contract import ACCEPT, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
+from .contract import APPLY_PAST, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .parsing import test_at
 from .paths import BadInput, is_python, relative_path
-from .providers import MemoryPattern
+from .past_fixes import past_fix
 from .review_edits import Reviewer
 
 
@@ -44,19 +43,8 @@ def code_actions(editor: Editor, diagnostics: DiagnosticsEngine, review: Reviewe
     if doc is not None and not is_test_file(rel) and _on_definition(doc.source, line):
         actions.append(_action("Write tests for this function", WRITE_TESTS_KIND, WRITE_TESTS,
                                {"uri": uri, "position": {"line": line, "character": params.range.start.character}}))
-    for diagnostic in params.context.diagnostics:
-        if diagnostic.source != MEMORY or not isinstance(diagnostic.data, dict):
-            continue
-        pattern = diagnostics.pattern(uri, str(diagnostic.data.get("memory_id", "")))
-        if pattern is None or doc is None:
-            continue
-        run_id, patch, summary = past_fix(rel, doc.source, pattern)
-        review.put(run_id, summary, patch)
-        actions.append(_action("Show the past fix", t.CodeActionKind.QuickFix, SHOW_RUN,
-                               {"run_id": run_id}, [diagnostic]))
-        if patch is not None:
-            actions.append(_action("Apply the past fix", t.CodeActionKind.QuickFix, ACCEPT,
-                                   {"run_id": run_id}, [diagnostic]))
+    if doc is not None:
+        actions.extend(_memory_actions(uri, rel, doc.source, diagnostics, review, params.context.diagnostics))
     only = params.context.only
     if only:
         actions = [a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)]
@@ -72,24 +60,26 @@ def _on_definition(text: str, line: int) -> bool:
     return function_at(text, line) is not None
 
 
-def past_fix(rel: str, text: str, pattern: MemoryPattern) -> tuple[str, Patch | None, dict[str, Any]]:
-    """A remembered fix for this document as a proposal (its id is the run id) and its summary; no patch
-    when the memory has no replacement for these lines (then there is only a summary to show)."""
-    run_id = f"memory-{pattern.memory_id}"
-    lines = text.splitlines(keepends=True)
-    first, last = pattern.line - 1, pattern.end_line
-    if pattern.replacement is None or not (0 <= first < last <= len(lines)):
-        return run_id, None, {"run_id": run_id, "status": "fixed", "message": pattern.message,
-                              "diff": pattern.fix_diff, "files_changed": []}
-    new = pattern.replacement if pattern.replacement.endswith("\n") or last == len(lines) \
-        else pattern.replacement + "\n"
-    after = "".join(lines[:first]) + new + "".join(lines[last:])
-    patch = Patch((FileChange(rel, text, after),), "memory", "replay", f"past fix {pattern.memory_id}")
-    summary: dict[str, Any] = {"run_id": run_id, "status": "fixed", "message": pattern.message,
-                               "diff": pattern.fix_diff or unified_diff(patch), "files_changed": [rel],
-                               "candidates_evaluated": 0, "test_runs": 0, "tokens": 0, "cost_usd": 0.0,
-                               "wall_seconds": 0.0}
-    return run_id, patch, summary
+def _memory_actions(uri: str, rel: str, text: str, diagnostics: DiagnosticsEngine, review: Reviewer,
+                    asked: list[t.Diagnostic]) -> list[t.CodeAction]:
+    """Show (always) and Apply (when the fix transfers to these lines as they are) on each memory warning."""
+    actions: list[t.CodeAction] = []
+    for diagnostic in asked:
+        if diagnostic.source != MEMORY or not isinstance(diagnostic.data, dict):
+            continue
+        memory_id, line = str(diagnostic.data.get("memory_id", "")), diagnostic.data.get("line")
+        pattern = diagnostics.pattern(uri, memory_id, line if isinstance(line, int) else None)
+        if pattern is None:  # the warning is gone: the document or the memory changed since
+            continue
+        run_id, patch, summary = past_fix(rel, text, pattern)
+        if not review.reviewing(run_id, rel, text):  # a checked proposal of this very text keeps its states
+            review.put(run_id, summary, None)
+        actions.append(_action("Show the past fix", t.CodeActionKind.QuickFix, SHOW_RUN,
+                               {"run_id": run_id}, [diagnostic]))
+        if patch is not None:
+            actions.append(_action("Apply the past fix", t.CodeActionKind.QuickFix, APPLY_PAST,
+                                   {"uri": uri, "memory_id": pattern.memory_id, "line": pattern.line}, [diagnostic]))
+    return actions
 
 
 def _action(title: str, kind: str, command: str, argument: dict[str, Any],

@@ -9,11 +9,12 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..core.integrity import is_test_file
 from ..core.model import Scope
-from .contract import ACCEPT, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
+from .contract import ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .history import HistoryCommands
 from .parsing import test_at
+from .past_fixes import checker, past_fix
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
 from .runs import RunManager
@@ -92,6 +93,30 @@ def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
     return Scope()
 
 
+def apply_past_fix(editor: Editor, diagnostics: DiagnosticsEngine, runs: RunManager,
+                   arg: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the past fix of the memory warning named by `arg` in the sandbox, then offer it for review."""
+    uri = text_field(arg, "uri", APPLY_PAST, required=True)
+    memory_id = text_field(arg, "memory_id", APPLY_PAST, required=True)
+    line = arg.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        raise BadInput(f"{APPLY_PAST}: 'line' must be the warning's 1-based line, as its code action gives it")
+    root = editor.root()
+    if root is None:
+        raise BadInput("no workspace folder is open: open the project's folder to apply a past fix")
+    assert uri is not None and memory_id is not None
+    rel = relative_path(root, uri)
+    doc = editor.document(uri)
+    pattern = diagnostics.pattern(uri, memory_id, line) if doc is not None else None
+    if doc is None or pattern is None:
+        raise BadInput(f"{rel}:{line} has no memory warning {memory_id!r} any more (the document or the memory "
+                       "changed): nothing was applied")
+    run_id, patch, summary = past_fix(rel, doc.source, pattern)
+    if patch is None:
+        raise BadInput(f"{rel}:{line}: {summary['note']}; nothing was applied")
+    return runs.submit(Scope(), factory=checker(patch, summary), run_id=run_id)
+
+
 def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: DiagnosticsEngine
              ) -> dict[str, Handler]:
     """Every command of the contract, by id."""
@@ -112,6 +137,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         HISTORY: past.history,
         STATS: past.stats,
         REPORT: past.report,
+        APPLY_PAST: lambda arg: apply_past_fix(editor, diagnostics, runs, arg),
     }
 
 

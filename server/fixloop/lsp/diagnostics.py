@@ -4,17 +4,20 @@ incrementally parsed tree, published as one list per document; bandit runs on sa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
+
+from lsprotocol import types as t
 
 from ..core.model import Finding
 from .contract import MEMORY, MEMORY_CODE, SAFETY
 from .editor import Editor
 from .paths import BadInput, is_python, relative_path
 from .positions import Units, line_range, line_text
-from .providers import DiagnosticsProvider, MemoryPattern
+from .providers import DiagnosticsProvider, MemoryPattern, MemoryUnavailable
 
 log = logging.getLogger(__name__)
 SEVERITY = {"error": 1, "warning": 2, "info": 3, "hint": 4}  # LSP DiagnosticSeverity
@@ -78,9 +81,11 @@ class DiagnosticsEngine:
         for uri in [doc.uri for doc in list(self.editor.workspace().text_documents.values())]:
             self.changed(uri)
 
-    def pattern(self, uri: str, memory_id: str) -> MemoryPattern | None:
-        """The memory pattern `memory_id` as last shown on document `uri`, if it still is."""
-        return next((p for p in self._patterns.get(uri, []) if p.memory_id == memory_id), None)
+    def pattern(self, uri: str, memory_id: str, line: int | None = None) -> MemoryPattern | None:
+        """The memory pattern `memory_id` (at 1-based `line`: a shape may occur more than once) as last
+        shown on document `uri`, if it still is."""
+        return next((p for p in self._patterns.get(uri, [])
+                     if p.memory_id == memory_id and line in (None, p.line)), None)
 
     def forget(self, memory_id: str) -> bool:
         """Drop a memory entry; every open document is checked again when one went."""
@@ -107,6 +112,7 @@ class DiagnosticsEngine:
         inside = self.editor.root() is not None and not Path(path).is_absolute()
 
         self._paths[uri] = path
+        loop = asyncio.get_running_loop()
         check = self._checks[uri] = self._checks.get(uri, 0) + 1
 
         def stale() -> bool:  # a newer check of this document is queued: skip, it will publish
@@ -134,7 +140,12 @@ class DiagnosticsEngine:
         def memory() -> Parts | None:
             if stale():
                 return None
-            patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
+            try:
+                patterns = self.provider.memory_patterns(path, text) if settings.memory and inside else []
+            except MemoryUnavailable as e:  # said once; the other diagnostics go on
+                patterns = []
+                with contextlib.suppress(RuntimeError):  # the loop has closed: the server is exiting
+                    loop.call_soon_threadsafe(self.editor.show, t.MessageType.Warning, str(e))
             self._patterns[uri] = patterns
             lines = text.splitlines()
             return {"memory": [memory_diagnostic(p, lines, self.editor.units()) for p in patterns]}
@@ -222,7 +233,7 @@ def to_diagnostic(f: Finding, lines: list[str], source: str, units: Units) -> di
 def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Units) -> dict[str, Any]:
     out: dict[str, Any] = {"range": line_range(lines, p.line, p.end_line, units, p.column, p.end_column),
                            "message": p.message, "source": MEMORY, "code": MEMORY_CODE, "severity": 3,
-                           "data": {"memory_id": p.memory_id}}
+                           "data": {"memory_id": p.memory_id, "line": p.line}}
     if p.related_uri:
         at = {"line": max(0, p.related_line - 1), "character": 0}
         out["relatedInformation"] = [{"location": {"uri": p.related_uri, "range": {"start": at, "end": at}},

@@ -20,6 +20,10 @@ from ..runlog import record_decision
 log = logging.getLogger(__name__)
 
 
+class MemoryUnavailable(Exception):
+    """The memory store cannot be read (or was moved aside): a message for the user."""
+
+
 @dataclass(frozen=True)
 class MemoryPattern:
     """A statement whose shape failed before in this project."""
@@ -30,6 +34,8 @@ class MemoryPattern:
     memory_id: str
     fix_diff: str = ""  # the past fix, as a unified diff (shown by "Show the past fix")
     replacement: str | None = None  # lines [line, end_line] as the past fix would have them
+    before: str = ""  # lines [line, end_line] as they were when the warning was made (a stale warning applies nothing)
+    problem: str = ""  # why there is no replacement
     related_uri: str = ""  # where the past fix can be read
     related_line: int = 0
     column: int = 0  # 0-based characters; end_column 0 = to the end of end_line
@@ -66,6 +72,7 @@ class DefaultProviders:
         self._store: ReviewMemory | None = None
         self._store_tried = False
         self._scanners: dict[str, Callable[[str], list[Finding]]] = {}
+        self._said = ""  # the memory problem the user was told about
 
     def safety(self, path: str, text: str) -> list[Finding]:
         from .. import wiring
@@ -86,8 +93,17 @@ class DefaultProviders:
         return wiring.bandit_findings(text, path)
 
     def memory_patterns(self, path: str, text: str) -> list[MemoryPattern]:
+        """The memory's warnings for `text`; MemoryUnavailable (once per problem) when the store cannot be read
+        or was moved aside (then there are no warnings from it)."""
         store = self.store()
-        return [] if store is None else [as_pattern(hit) for hit in store.patterns_in(path, text)]
+        if store is None:
+            return []
+        hits = store.patterns_in(path, text)
+        problem = store.problem
+        if problem and problem != self._said:
+            self._said = problem
+            raise MemoryUnavailable(f"fixloop memory: {problem}")
+        return [as_pattern(hit) for hit in hits]
 
     def forget(self, memory_id: str) -> bool:
         store = self.store()
@@ -135,4 +151,5 @@ def as_pattern(hit: PatternHit) -> MemoryPattern:
     """A memory pattern hit as the editor shows it."""
     return MemoryPattern(line=hit.line, end_line=hit.end_line or hit.line, memory_id=hit.fix_id,
                          message=f"this shape failed {hit.count} times in this project; fixed by {hit.fix_summary}",
+                         fix_diff=hit.diff, replacement=hit.after, before=hit.before, problem=hit.problem,
                          column=hit.column, end_column=hit.end_column)

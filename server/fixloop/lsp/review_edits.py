@@ -104,6 +104,11 @@ class Reviewer:
         if existing is None or any(existing.before.get(c.path) != c.before for c in patch.changes):
             self.add(run_id, patch, summary).new_files.update(new_files or ())
 
+    def reviewing(self, run_id: str, path: str, text: str) -> bool:
+        """A fix of `run_id` made on this very `text` of `path` is held for review (its hunks keep their states)."""
+        proposal = self._proposals.get(run_id)
+        return proposal is not None and proposal.before.get(path) == text
+
     def show(self, run_id: str | None) -> dict[str, Any] | None:
         run_id = run_id or self.latest
         if run_id is None or run_id not in self._summaries:

@@ -60,6 +60,7 @@ class Request:
     run_id: str
     scope: Scope
     overlays: dict[str, str] | None = None  # the editor's text when the fix was asked for
+    factory: SessionFactory | None = None  # another kind of session than a fix run (checking a past fix)
 
 
 @dataclass
@@ -87,7 +88,8 @@ class RunManager:
         self._driver: asyncio.Task[None] | None = None
 
     # ---- requests from commands -------------------------------------------------------------
-    def submit(self, scope: Scope) -> dict[str, Any]:
+    def submit(self, scope: Scope, factory: SessionFactory | None = None, run_id: str = "") -> dict[str, Any]:
+        """Start (or queue) a fix run, or with `factory` another session that ends like one."""
         if self.editor.root() is None:
             raise BadInput("no workspace folder is open: open the project's folder to fix it")
         from ..workspace_guard import refusal
@@ -96,7 +98,7 @@ class RunManager:
         if refused:  # before any copy is made
             self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
-        request = Request(new_run_id(), scope)
+        request = Request(run_id or new_run_id(), scope, factory=factory)
         if self.active is None:
             request.overlays = self._overlays()
             self.active = Active(request)
@@ -175,7 +177,7 @@ class RunManager:
         active.done = loop.create_future()
         try:
             overlays = request.overlays if request.overlays is not None else self._overlays()
-            session = self.factory(root, run_settings(self.editor.config()), request.scope, overlays)
+            session = (request.factory or self.factory)(root, run_settings(self.editor.config()), request.scope, overlays)
         except Exception as e:  # a bad workspace or settings: report, never crash the server
             log.exception("cannot start a fix")
             session = None

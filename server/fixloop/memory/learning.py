@@ -6,7 +6,6 @@ and returns an empty answer. The store is opened on first use, not when this obj
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -18,7 +17,9 @@ from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
 from .describe import FailureInfo, describe
 from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
-from .shapes import StatementEdit, Token, changed_statements, code_of, statements
+from .pastfix import FixDetails, KnownFix, hits_in
+from .shapes import StatementEdit, changed_statements, code_of, statements
+from .shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
 from .store import MemoryStore, new_id, quote, where_in
 
 if TYPE_CHECKING:
@@ -31,18 +32,6 @@ SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, 
 MAX_SHAPE_LESSONS = 20
 AUTO_COMPACT_EVERY = 50  # failures-table versions between automatic compactions
 MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
-
-
-def _edits_json(edits: list[StatementEdit]) -> str:
-    return json.dumps([[[t.to_json() for t in e.before], [t.to_json() for t in e.after]] for e in edits])
-
-
-def edits_from_json(text: str) -> list[StatementEdit]:
-    try:
-        data = json.loads(text or "[]")
-        return [StatementEdit(tuple(Token.from_json(t) for t in b), tuple(Token.from_json(t) for t in a)) for b, a in data]
-    except (ValueError, TypeError, IndexError):
-        return []
 
 
 class LearningMemory:
@@ -58,7 +47,8 @@ class LearningMemory:
         self.seed = seed
         self.now = now
         self._attempts: dict[str, list[Attempt]] = {}
-        self._patterns: tuple[tuple[int, int], dict[str, tuple[int, str, str]]] | None = None
+        self._patterns: tuple[tuple[int, int], dict[str, KnownFix]] | None = None
+        self._fix_details = FixDetails(store)
         self._shapes: tuple[int, dict[str, list[str]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
         self._lock = threading.RLock()  # the language server may ask from several worker threads
@@ -244,14 +234,14 @@ class LearningMemory:
             self.store.add("fixes", [{
                 "id": fix_id, "failure_id": failure_ids[0], "project": self.project, "run_id": outcome.run_id,
                 "time": now, "path": ", ".join(patch.paths), "diff": unified_diff(patch)[:20_000],
-                "summary": _fix_summary(edits, patch), "proposer": patch.proposer, "operator": patch.operator,
+                "summary": fix_summary(edits, patch), "proposer": patch.proposer, "operator": patch.operator,
                 "verified": True, "decision": "", "fault_shape": edits[0].fault_shape if edits else "",
                 "edit": _edits_json(edits),
             }])
             # Every failing test of the run was fixed by the same patch: one fix row per failure.
             self.store.add("fixes", [{
                 "id": new_id(), "failure_id": fid, "project": self.project, "run_id": outcome.run_id, "time": now,
-                "path": ", ".join(patch.paths), "diff": "", "summary": _fix_summary(edits, patch),
+                "path": ", ".join(patch.paths), "diff": "", "summary": fix_summary(edits, patch),
                 "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
                 "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits),
             } for fid in failure_ids[1:]])
@@ -291,38 +281,26 @@ class LearningMemory:
                     "run_id": run_id, "time": now,
                 }])
 
-    def _pattern_table(self) -> dict[str, tuple[int, str, str]]:
-        """fault shape -> (count, fix summary, fix id) for this project, cached per table version."""
+    def _pattern_table(self) -> dict[str, KnownFix]:
+        """fault shape -> how often it was fixed in this project and its latest fix, cached per table version."""
         key = (self.store.table("fixes").version, self.store.table("decisions").version)
         if self._patterns is not None and self._patterns[0] == key:
             return self._patterns[1]
         fixes = self.store.rows("fixes", f"project = {quote(self.project)} AND verified = true",
-                                ["id", "failure_id", "fault_shape", "summary", "decision"], limit=1_000_000)
-        table: dict[str, tuple[int, str, str]] = {}
-        for f in fixes:
+                                ["id", "run_id", "time", "fault_shape", "summary", "decision"], limit=1_000_000)
+        table: dict[str, KnownFix] = {}
+        for f in sorted(fixes, key=lambda f: f["time"]):  # the latest fix of a shape is the one offered
             shape = f["fault_shape"]
             if not shape or len(shape.split()) < MIN_PATTERN_TOKENS or f["decision"] == "rejected":
                 continue
-            count, summary, fid = table.get(shape, (0, f["summary"], f["id"]))
-            table[shape] = (count + 1, summary, fid)
+            count = table[shape].count if shape in table else 0
+            table[shape] = KnownFix(count + 1, f["summary"], f["id"], f["run_id"])
         self._patterns = (key, table)
         return table
 
     def _patterns_in(self, path: str, source: str) -> list[PatternHit]:
-        table = {s: v for s, v in self._pattern_table().items() if v[0] >= max(self.min_pattern_count, 1)}
-        if not table:
-            return []
-        hits: list[PatternHit] = []
-        line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
-        for line, tokens in statements(source):
-            shape = " ".join(t.shape for t in tokens)
-            if shape in table:
-                count, summary, fid = table[shape]
-                end = tokens[-1].end
-                end_line = source.count("\n", 0, end) + 1
-                hits.append(PatternHit(path, line, tokens[0].start - line_starts[line - 1], end_line,
-                                       end - line_starts[end_line - 1], shape, count, summary, fid))
-        return hits
+        table = {s: v for s, v in self._pattern_table().items() if v.count >= max(self.min_pattern_count, 1)}
+        return hits_in(path, source, table, self._fix_details) if table else []
 
     def _forget(self, row_id: str) -> int:
         q = quote(row_id)
@@ -334,7 +312,7 @@ class LearningMemory:
         return removed
 
 
-def _fix_summary(edits: list[StatementEdit], patch: Patch) -> str:
+def fix_summary(edits: list[StatementEdit], patch: Patch) -> str:
     if edits:
         return "; ".join(f"{code_of(e.before).strip()} -> {code_of(e.after).strip()}" for e in edits)[:500]
     return patch.summary[:500]

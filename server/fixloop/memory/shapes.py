@@ -8,6 +8,7 @@ turned `>` into `>=` in one can be replayed in the other. Pure functions over tr
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -137,6 +138,29 @@ class StatementEdit:
     @property
     def fault_shape(self) -> str:
         return shape_of(self.before)
+
+
+def edits_to_json(edits: Sequence[StatementEdit]) -> str:
+    return json.dumps([[[t.to_json() for t in e.before], [t.to_json() for t in e.after]] for e in edits])
+
+
+def parse_edits(text: str) -> list[StatementEdit]:
+    """The statement edits stored as JSON; ValueError when they cannot be read."""
+    try:
+        data = json.loads(text or "[]")
+    except ValueError:
+        raise ValueError("the stored edit cannot be read (it is not valid JSON)") from None
+    try:
+        return [StatementEdit(tuple(Token.from_json(t) for t in b), tuple(Token.from_json(t) for t in a)) for b, a in data]
+    except (ValueError, TypeError, IndexError, KeyError):
+        raise ValueError("the stored edit cannot be read (it is not a list of statement edits)") from None
+
+
+def edits_from_json(text: str) -> list[StatementEdit]:
+    try:
+        return parse_edits(text)
+    except ValueError:
+        return []
 
 
 def changed_statements(before: str, after: str, limit: int = 3) -> list[StatementEdit]:
