@@ -25,6 +25,7 @@ from ..session import FixSession, seed_of
 from ..testgen.verify import Verification, verify
 from ..wiring import make_runner, make_task
 from ..workspace_io import ApplyResult
+from . import memory as goal_memory
 from .index import Index
 from .newfile import create_file, new_file_diff, remove_file, with_new_file
 from .offline import OfflineAuthor
@@ -67,6 +68,7 @@ class GoalSession:
         self.prepared: Prepared | None = None
         self.inner: FixSession | None = None
         self.problem = ""  # usage | test | "" (see docs/protocol.md "Goal mode")
+        self.lessons: list[dict[str, Any]] = []  # past goals with similar words (the memory)
         self._cancel = threading.Event()
 
     # ---- the Session protocol ------------------------------------------------------------------
@@ -77,6 +79,7 @@ class GoalSession:
 
     def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
         start = time.monotonic()
+        self._recall(on_event)
         try:
             self.prepared = self._prepare(on_event)
         except GoalRefused as e:
@@ -99,7 +102,17 @@ class GoalSession:
         self.outcome = outcome
         self.summary = self._goal_summary(dict(self.inner.summary))
         self._rewrite_log()
+        if outcome.status is not Status.CANCELLED:
+            goal_memory.remember(self.settings.memory, self.workspace, self.run_id, p.ctx.goal, p.spec, p.test.path,
+                                 outcome.patch if outcome.status is Status.FIXED else None)
         return outcome
+
+    def _recall(self, on_event: Callable[[Event], None]) -> None:
+        if not self.goal.text.strip():
+            return
+        self.lessons = goal_memory.recall(self.settings.memory, self.workspace, self.goal.text.strip())
+        for lesson in self.lessons:
+            self._note(on_event, f"a similar goal before ({lesson['similarity']}): {lesson['fix'] or lesson['goal']}")
 
     # ---- preparing the target test -------------------------------------------------------------
     def _note(self, on_event: Callable[[Event], None], message: str, **data: Any) -> None:
@@ -191,7 +204,8 @@ class GoalSession:
         out = {**summary, "goal": self.goal.text, "goal_problem": self.problem,
                "spec": p.spec.as_dict() if p else None, "test_file": p.test.path if p else "",
                "test_origin": p.test.origin if p else "", "questions": p.questions if p else [],
-               "assumptions": list(p.spec.assumptions) if p else []}
+               "assumptions": list(p.spec.assumptions) if p else [],
+               "lessons": [{k: v for k, v in lesson.items() if k != "diff"} for lesson in self.lessons]}
         if p is not None and self.outcome is not None and self.outcome.status is Status.FIXED:
             out["files_changed"] = [p.test.path] + [f for f in summary.get("files_changed", []) if f != p.test.path]
             out["diff"] = new_file_diff(p.test.path, p.test.source) + summary.get("diff", "")
