@@ -17,7 +17,7 @@ from fixloop.testgen.examples import docstring_examples, render_test, text_examp
     ("total([1, 2]) gives 4 but should be 3.", ["total([1, 2]) == 3"]),
     ("f(-1) should raise ValueError", ["f(-1) raises ValueError"]),
     ("mean([]) should return 0.0 for an empty list", ["mean([]) == 0.0"]),
-    ('slug("A B") should be "a-b"', ['slug("A B") == "a-b"']),
+    ('slug("A B") should be "a-b"', ["slug('A B') == 'a-b'"]),
     ("price(2, qty=3) is 6. Also f(1) -> 2", ["price(2, qty=3) == 6", "f(1) == 2"]),
     ("expected clamp(12) to be 10", ["clamp(12) == 10"]),
     ("the bulk discount is applied one unit too late", []),
@@ -71,3 +71,12 @@ def test_rendered_test_imports_what_it_uses_and_parses() -> None:
     assert "from shop.calc import Box, add, fmt" in source and "import pytest" in source
     assert "    assert repr(Box(1)) == '<Box 1>'" in source
     assert "    with pytest.raises(TypeError):\n        add(-1, 'a')" in source
+
+
+def test_docstring_code_cannot_shape_the_generated_file() -> None:
+    doc = ">>> f(1,\n...   2)\n3\n>>> g([1,\n...    2])\n[1,\n 2]\n"
+    got = docstring_examples(doc)
+    assert [e.claim() for e in got] == ["f(1, 2) == 3", "g([1, 2]) == [1, 2]"]
+    source, _ = render_test("m", "def f(a, b): pass\ndef g(x): pass\n", got, "f", "header")
+    ast.parse(source)
+    assert all(line.startswith(("    ", "def ", "from ", '"""')) or not line for line in source.splitlines())

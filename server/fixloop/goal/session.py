@@ -165,6 +165,9 @@ class GoalSession:
             test = self.author.reproduction_test(spec, ctx, feedback)
             if test.path != ctx.test_path:
                 raise GoalRefused(f"the author wrote {test.path}, not the new test file {ctx.test_path}")
+            unsafe = self._unsafe(test)
+            if unsafe:
+                raise GoalRefused(f"the reproduction test would do something unsafe, so it is not offered: {unsafe}")
             verification = self._verify(test)
             if verification.ok:
                 spec = dataclasses.replace(spec, actual=f"the current code fails it: {verification.observed}")
@@ -175,6 +178,17 @@ class GoalSession:
             if self._cancel.is_set():
                 break
         raise GoalRefused(f"the reproduction test was refused: {feedback}")
+
+    @staticmethod
+    def _unsafe(test: ReproTest) -> str:
+        """The safety rules on the new test: examples come from the project's (untrusted) docstrings, and the
+        user may run the test outside the sandbox once it is accepted."""
+        from ..core.model import FileChange, Patch
+        from ..safety.check import PatchSafety
+
+        verdict = PatchSafety().check(Patch((FileChange(test.path, "", test.source),)))
+        return "" if verdict.ok else (verdict.reason or "; ".join(f"{f.code} line {f.line}: {f.message}"
+                                                                  for f in verdict.findings if f.severity == "error"))
 
     def _verify(self, test: ReproTest) -> Verification:
         """Run the new test alone on the current code, in the sandbox, on its own scratch copy."""
