@@ -23,12 +23,11 @@ from ..rundir import open_run_dir, replace_file
 from ..runlog import RunLog, new_run_id
 from ..session import FixSession, seed_of
 from ..testgen.verify import Verification, verify
-from ..wiring import make_runner, make_task
+from ..wiring import make_goal_author, make_runner, make_task
 from ..workspace_io import ApplyResult
 from . import memory as goal_memory
 from .index import Index
 from .newfile import create_file, new_file_diff, remove_file, with_new_file
-from .offline import OfflineAuthor
 from .place import new_test_path, project_files, read_sources
 from .request import Goal
 from .ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec
@@ -61,7 +60,7 @@ class GoalSession:
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.seed = seed
         self.ask = ask
-        self.author: GoalAuthor = author or OfflineAuthor()
+        self.author: GoalAuthor = author or make_goal_author(settings)
         self.run_id = new_run_id()
         self.summary: dict[str, Any] = {}
         self.outcome: Outcome | None = None
