@@ -12,6 +12,7 @@ from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
 from .core.model import Finding, Scope, Task
 from .core.ports import Memory, Ports, Proposer, ReviewMemory
+from .goal.ports import GoalAuthor
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
@@ -102,6 +103,14 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         cancelled=cancelled,
         now=now,
     )
+
+
+def make_goal_author(settings: Settings) -> GoalAuthor:
+    """Who writes a goal's questions, spec and reproduction test (`goal/ports.py`). Offline: docstring and
+    goal-text examples, no model."""
+    from .goal.offline import OfflineAuthor
+
+    return OfflineAuthor()
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------

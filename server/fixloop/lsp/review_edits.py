@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -34,7 +33,7 @@ class FileEdit:
     base: str  # the text the edits were computed against
     version: int | None  # None: the document is not open in the editor
     placed: list[Placed] = field(default_factory=list)
-    create: bool = False  # a new file: created (never over an existing one) before its text is inserted
+    new: bool = False  # the file does not exist yet: a CreateFile comes first
 
 
 @dataclass
@@ -102,7 +101,8 @@ class Reviewer:
             return
         existing = self._proposals.get(run_id)
         if existing is None or any(existing.before.get(c.path) != c.before for c in patch.changes):
-            self.add(run_id, patch, summary).new_files.update(new_files or ())
+            for h in self.add(run_id, patch, summary).hunks:
+                h.new_file = h.hunk.path in (new_files or ())
 
     def reviewing(self, run_id: str, path: str, text: str) -> bool:
         """A fix of `run_id` made on this very `text` of `path` is held for review (its hunks keep their states)."""
@@ -226,13 +226,8 @@ class Reviewer:
             group = [h for h in states if h.hunk.path == path]
             uri = group[0].uri
             doc = self.editor.document(uri)
-            if path in proposal.new_files and doc is None:
-                if os.path.lexists(root / path):
-                    for h in group:
-                        h.state, h.message = CONFLICT, f"{h.id}: {path} exists now; not created, the proposal is kept"
-                        result.conflicts.append(h)
-                    continue
-                files.append(FileEdit(uri, path, "", None, [Placed(h.hunk.start, h.hunk) for h in group], True))
+            if group[0].new_file:
+                files.extend(self._place_new(path, group, doc, result))
                 continue
             try:
                 current = doc.source if doc is not None else read_disk_text(root, path, limit)
@@ -249,10 +244,29 @@ class Reviewer:
             files.append(FileEdit(uri, path, current, doc.version if doc is not None else None, placed))
         return files
 
+    def _place_new(self, path: str, group: list[HunkState], doc: Any, result: Applied) -> list[FileEdit]:
+        """A file the fix creates: only where the client can create files, and never over one."""
+        root = self.editor.root()
+        assert root is not None
+        caps = self.editor.capabilities().workspace
+        ops = (caps.workspace_edit.resource_operations if caps and caps.workspace_edit else None) or ()
+        problem = ""
+        if t.ResourceOperationKind.Create not in ops:
+            problem = (f"this editor cannot create files through workspace/applyEdit: create {path} with the "
+                       "hunk's text yourself (fixloop.showRun)")
+        elif doc is not None or (root / path).exists() or (root / path).is_symlink():
+            problem = f"{path} exists now; fixloop never overwrites a file with a new test"
+        if problem:
+            for h in group:
+                h.state, h.message = CONFLICT, problem
+                result.conflicts.append(h)
+            return []
+        return [FileEdit(group[0].uri, path, "", None, [Placed(0, h.hunk) for h in group], new=True)]
+
     def _workspace_edit(self, files: list[FileEdit], confirm: bool) -> t.WorkspaceEdit:
         caps = self.editor.capabilities().workspace
         we = caps.workspace_edit if caps else None
-        versioned = bool(we and we.document_changes)
+        versioned = bool(we and we.document_changes) or any(f.new for f in files)
         annotate = self._annotations_supported()
         units = self.editor.units()
         annotations: dict[str, t.ChangeAnnotation] = {}
@@ -277,9 +291,10 @@ class Reviewer:
         if versioned:
             changes: list[Any] = []
             for f, edits in per_file:
-                if edits and f.create:
+                if f.new and edits:  # the file first, then its text; an existing file makes the edit fail
                     changes.append(t.CreateFile(uri=f.uri, options=t.CreateFileOptions(overwrite=False,
-                                                                                       ignore_if_exists=False)))
+                                                ignore_if_exists=False),
+                                                annotation_id=f.placed[0].hunk.id if annotate else None))
                 if edits:
                     changes.append(t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(
                         uri=f.uri, version=f.version), edits=edits))
