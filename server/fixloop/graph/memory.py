@@ -60,7 +60,7 @@ class GraphMemory(LearningMemory):
         graph = CodeGraph()
         graph.files.update(files)
         graph.coverage.update(coverage)
-        if self.workspace is not None:  # new, changed and deleted files since the graph was stored
+        if self.workspace is not None and self.workspace.is_dir():  # files new, changed or gone since stored
             changed = []
             seen = set()
             for path, text in python_files(self.workspace):

@@ -54,11 +54,11 @@ def callers_and_callees(sources: Mapping[str, str], suspects: Sequence[Suspect],
     out = []
     for entity in seen:
         block = [f"{entity.id} ({entity.path}:{entity.line})"]
-        for caller_id in graph.callers(entity.id)[:MAX_EACH]:
-            caller = graph.entity(caller_id)
-            if caller is not None:
-                number, text = _call_line(sources, caller, entity)
-                block.append(f"  called by {caller.id} at {caller.path}:{number}: {text}")
+        callers = [c for c in (graph.entity(i) for i in graph.callers(entity.id)) if c is not None]
+        # Test callers are left out: the failing tests' source is a section of its own.
+        for caller in [c for c in callers if not is_test_file(c.path)][:MAX_EACH]:
+            number, text = _call_line(sources, caller, entity)
+            block.append(f"  called by {caller.id} at {caller.path}:{number}: {text}")
         for callee_id in graph.callees(entity.id)[:MAX_EACH]:
             callee = graph.entity(callee_id)
             if callee is not None:

@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import logging
 import shutil
-from typing import Any, Iterable, Mapping
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..memory.store import MemoryStore, _retry, is_local, local_path, quote
 from .entities import Entity, FileIndex, Ref
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 log = logging.getLogger("fixloop.graph")
 GRAPH_SCHEMA_VERSION = 1
-_S, _I = pa.string(), pa.int32()
-ENTITIES = pa.schema([("project", _S), ("id", _S), ("kind", _S), ("path", _S), ("name", _S), ("line", _I),
-                      ("end_line", _I), ("column", _I), ("end_column", _I), ("digest", _S)])
-REFS = pa.schema([("project", _S), ("path", _S), ("src", _S), ("kind", _S), ("target", _S), ("alias", _S)])
-META = pa.schema([("key", _S), ("value", _S)])
-TABLES = {"graph_entities": ENTITIES, "graph_refs": REFS, "graph_meta": META}
+TABLE_NAMES = ("graph_entities", "graph_refs", "graph_meta")
 COVERAGE_PATH = ""  # refs of kind `covers` (test -> entity, from a run's coverage) belong to no file
 
 
@@ -135,11 +131,24 @@ def _retry_delete(table: Any, where: str) -> None:
     _retry(lambda: table.delete(where))
 
 
+def schemas() -> dict[str, "pa.Schema"]:
+    import pyarrow as pa  # lazy: the language server and the loop import this module without the store
+
+    s, i = pa.string(), pa.int32()
+    return {
+        "graph_entities": pa.schema([("project", s), ("id", s), ("kind", s), ("path", s), ("name", s), ("line", i),
+                                     ("end_line", i), ("column", i), ("end_column", i), ("digest", s)]),
+        "graph_refs": pa.schema([("project", s), ("path", s), ("src", s), ("kind", s), ("target", s), ("alias", s)]),
+        "graph_meta": pa.schema([("key", s), ("value", s)]),
+    }
+
+
 def _open(db: Any) -> dict[str, Any]:
+    layouts = schemas()
     existing = set(db.list_tables(limit=1000).tables)
     if "graph_meta" in existing:
         meta = db.open_table("graph_meta")
-        if set(META.names) - set(meta.schema.names):
+        if set(layouts["graph_meta"].names) - set(meta.schema.names):
             raise _Stale("has a meta table of another layout")
         rows = meta.search().limit(100).to_arrow().to_pylist()
         version = int(next((r["value"] for r in rows if r["key"] == "schema_version"), "0") or 0)
@@ -150,7 +159,7 @@ def _open(db: Any) -> dict[str, Any]:
         if version < GRAPH_SCHEMA_VERSION:
             raise _Stale(f"was from schema version {version} (this fixloop writes {GRAPH_SCHEMA_VERSION})")
     tables: dict[str, Any] = {}
-    for name, schema in TABLES.items():
+    for name, schema in layouts.items():
         table = db.open_table(name) if name in existing else db.create_table(name, schema=schema, exist_ok=True)
         if set(schema.names) - set(table.schema.names):
             raise _Stale(f"has a table {name} of an older layout")
@@ -164,7 +173,7 @@ def _open(db: Any) -> dict[str, Any]:
 
 def _drop(db: Any, uri: str) -> None:
     """Drop the graph's tables, and only them; a table too broken to drop is removed from disk."""
-    for name in TABLES:
+    for name in TABLE_NAMES:
         try:
             db.drop_table(name)
         except Exception:

@@ -198,11 +198,13 @@ def case_text(ctx: ProposalContext, budget_tokens: int) -> str:
         Section("Failing tests", failing),
         Section("Source of the failing tests", test_sources(ctx) or "(not found)"),
         Section("Suspicious code (lines marked >> rank highest)", suspect_sources(ctx) or "(no suspects: use the tools)"),
-        Section("Callers and callees of the suspicious functions", neighbours(ctx) or "(none found)"),
         Section("Lessons from earlier runs", lessons_text(ctx) or "(none)"),
         Section("Outline of the suspicious modules", outlines(ctx) or "(none)"),
         Section("Python files of the project", file_list(ctx)),
     ]
+    graph = neighbours(ctx)
+    if graph:  # only when the graph found any: an empty section would cost tokens and an omission marker
+        sections.insert(3, Section("Callers and callees of the suspicious functions", graph))
     return prompts.CASE.substitute(sections=fit(sections, budget))
 
 
