@@ -87,3 +87,7 @@ def test_a_newer_graph_is_left_alone_and_the_graph_is_off(workspace: Path, store
     assert db.open_table("graph_entities").count_rows() == 6  # not dropped
     with pytest.raises(GraphRefused):
         GraphStore(fresh.store).tables()
+    assert not fresh.problem  # the memory itself works on
+    assert "No failures of `apply_discount` remembered" in fresh.entity_hover("shop/pricing.py", PRICING, 4)
+    fresh.file_saved("shop/pricing.py", PRICING + "\n\ndef more():\n    pass\n")
+    assert db.open_table("graph_entities").count_rows() == 6

@@ -20,7 +20,7 @@ from .entities import CALLABLE, CLASS, digest, index_source, module_name
 from .graph import CodeGraph
 from .history import EntityHistory, EntityRecord, hover_text, warning_text
 from .notes import EntityWarning
-from .store import GraphStore
+from .store import GraphRefused, GraphStore
 from .walk import python_files
 
 MAX_PRIOR = 1.1  # the most an entity's history may raise a suspect's score: it reorders near-ties only
@@ -50,11 +50,14 @@ class GraphMemory(LearningMemory):
     def code_graph(self) -> CodeGraph | None:
         return self._safe("graph", self._code_graph, None)
 
-    def _code_graph(self) -> CodeGraph:
+    def _code_graph(self) -> CodeGraph | None:
+        """The graph, or None while the store holds one of a newer fixloop (said once in `notes`)."""
         if self._graph is not None:
             return self._graph
         try:
             files, coverage = self.graph_store.load(self.project)
+        except GraphRefused:
+            return None
         finally:
             self._tell(self.graph_store.problem)
         graph = CodeGraph()
@@ -90,7 +93,7 @@ class GraphMemory(LearningMemory):
     def _file_saved(self, path: str, text: str) -> None:
         graph = self._code_graph()
         index = index_source(path, text)
-        if graph.put(index) is index:
+        if graph is not None and graph.put(index) is index:
             self.graph_store.replace_files(self.project, [index])
 
     # ---- the editor --------------------------------------------------------------------------------
@@ -120,7 +123,7 @@ class GraphMemory(LearningMemory):
                        if e.line == line and (e.kind in CALLABLE or e.kind == CLASS)), None)
         if entity is None:
             return ""
-        graph = self._code_graph()
+        graph = self._code_graph() or CodeGraph()  # a refused graph: the history alone
         return hover_text(entity.id, entity.short, self.history.get(entity.id), graph.callers(entity.id),
                           graph.callees(entity.id), graph.tests_of(entity.id))
 
@@ -164,4 +167,5 @@ class GraphMemory(LearningMemory):
 
     def _record_coverage(self, spectra: Mapping[str, Mapping[str, Any]]) -> None:
         graph = self._code_graph()
-        self.graph_store.replace_coverage(self.project, graph.add_coverage(spectra))
+        if graph is not None:
+            self.graph_store.replace_coverage(self.project, graph.add_coverage(spectra))

@@ -38,15 +38,18 @@ class GraphStore:
         self.memory = memory
         self.problem = ""  # what the user should be told once (the graph was rebuilt, or is off)
         self._tables: dict[str, Any] | None = None
+        self._refused: GraphRefused | None = None  # asked once: a newer graph stays refused for this process
 
     def tables(self) -> dict[str, Any]:
         if self._tables is not None:
             return self._tables
+        if self._refused is not None:
+            raise self._refused
         db = self.memory.connection()
         try:
             self._tables = _open(db)
         except GraphRefused as e:
-            self.problem = str(e)
+            self.problem, self._refused = str(e), e
             raise
         except Exception as e:  # an older layout, or a table that cannot be read: the graph is rebuilt
             reason = str(e) if isinstance(e, _Stale) else f"could not be read ({type(e).__name__}: {e})"
