@@ -5,7 +5,7 @@ Fills a temporary store like `memory_lookup.py` (40 bug families x many variants
 linked to functions of the synthetic project), builds the HNSW index, then:
   1. `recall()` on the plain learning memory, no graph tables in the store;
   2. builds the graph (walk + tree-sitter + LanceDB tables) and adds coverage edges for every test;
-  3. `recall()` on the memory with the graph loaded, and again on the plain memory (the load may drift);
+  3. `recall()` on the memory with the graph loaded and on the plain memory, interleaved query by query;
   4. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
 Prints p50/p95 wall and CPU milliseconds (target: recall p95 < 10 ms).
 
@@ -81,6 +81,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--modules", type=int, default=300)
     parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=4, help="interleaved passes over the queries")
     args = parser.parse_args()
     rng = random.Random(42)
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-graph-") as tmp:
@@ -129,8 +130,15 @@ def main() -> None:
         print(f"graph loaded from the store (a new process, every file checked against the disk): "
               f"{time.perf_counter() - t:.2f} s")
         reloaded.recall(reports[0], {})
-        with_graph = timed(lambda r: reloaded.recall(r, {}), reports)
-        without_again = timed(lambda r: plain.recall(r, {}), reports)
+        # Interleaved, query by query and in alternating order, so a change of load hits both alike.
+        with_graph: tuple[list[float], list[float]] = ([], [])
+        without_again: tuple[list[float], list[float]] = ([], [])
+        for i, report in enumerate(reports * args.rounds):
+            pair = [(reloaded, with_graph), (plain, without_again)]
+            for memory, out in pair if i % 2 else pair[::-1]:
+                wall, cpu = timed(lambda r: memory.recall(r, {}), [report])
+                out[0].extend(wall)
+                out[1].extend(cpu)
 
         path = "pkg1/mod3.py"
         text = (ws / path).read_text()
@@ -142,8 +150,8 @@ def main() -> None:
 
         print()
         print(line(f"recall() x{len(reports)}, no graph", *without))
-        print(line(f"recall() x{len(reports)}, graph present", *with_graph))
-        print(line(f"recall() x{len(reports)}, no graph, again", *without_again))
+        print(line(f"recall() x{len(with_graph[0])}, graph present", *with_graph))
+        print(line(f"recall() x{len(without_again[0])}, no graph, interleaved", *without_again))
         print(line(f"entity warnings for a file x{args.queries}", *warnings))
         print(line(f"hover on a function x{args.queries}", *hovers))
         print(line(f"localization prior, 39 suspects x{args.queries}", *prior))
