@@ -9,7 +9,7 @@ linked to functions of the synthetic project), builds the HNSW index, then:
   4. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
 Prints p50/p95 wall and CPU milliseconds (target: recall p95 < 10 ms).
 
-    PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300]
+    PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -82,14 +82,19 @@ def main() -> None:
     parser.add_argument("--modules", type=int, default=300)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=4, help="interleaved passes over the queries")
+    parser.add_argument("--keep", type=Path, help="a store folder to fill once and reuse on later runs")
     args = parser.parse_args()
     rng = random.Random(42)
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-graph-") as tmp:
         ws = Path(tmp) / "ws"
         functions = write_workspace(ws, args.modules, rng)
-        store = MemoryStore(str(Path(tmp) / "memory"), HashingEmbedder(), max_rows=10 * args.rows).open()
+        kept = args.keep is not None and (args.keep / "failures.lance").is_dir()
+        store = MemoryStore(str(args.keep or Path(tmp) / "memory"), HashingEmbedder(), max_rows=10 * args.rows).open()
+        if kept:  # a store an earlier run filled and indexed: only the graph is built again
+            for name in ("graph_entities", "graph_refs", "graph_meta"):
+                store.connection().drop_table(name, ignore_missing=True)
         t = time.perf_counter()
-        for start in range(0, args.rows, 10_000):
+        for start in range(0, 0 if kept else args.rows, 10_000):
             rows = [synthetic(rng) for _ in range(min(10_000, args.rows - start))]
             for row in rows:
                 if rng.random() < 0.2:  # a fifth of the failures link to a function of the project
@@ -98,7 +103,7 @@ def main() -> None:
         print(f"inserted {store.count('failures'):,} failures in {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
         store.index_threshold = min(store.index_threshold, args.rows)
-        store.compact(build_index=True)
+        store.compact(build_index=not kept)
         print(f"compaction + IVF_HNSW_SQ index build: {time.perf_counter() - t:.1f} s")
 
         reports = []
