@@ -14,8 +14,8 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from ..config import Settings
 from ..core.model import Finding, Patch, PatternHit
-from ..graph.notes import EntityWarning
 from ..core.ports import ReviewMemory
+from ..graph.notes import EntityWarning
 from ..runlog import record_decision
 from .contract import ENTITY_CODE, MEMORY_CODE
 
