@@ -11,8 +11,10 @@ from typing import Callable, Mapping
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
 from .core.model import Finding, Scope, Task
-from .core.ports import Memory, Ports, Proposer, ReviewMemory
+from .core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory
 from .goal.ports import GoalAuthor
+from .graph.memory import GraphMemory
+from .graph.prior import EntityPriorLocalizer
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
@@ -93,10 +95,13 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
                now: Callable[[], float]) -> Ports:
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     memory = make_memory(settings.memory, task.workspace, task.seed)
+    spectrum = SpectrumLocalizer(runner, is_test_file)
+    # With the code graph: a history prior on suspects, and the coverage kept as test -> function edges.
+    localizer: Localizer = EntityPriorLocalizer(spectrum, memory) if isinstance(memory, GraphMemory) else spectrum
     return Ports(
         runner=runner,
         proposers=make_proposers(settings, cancelled, memory),
-        localizer=SpectrumLocalizer(runner, is_test_file),
+        localizer=localizer,
         safety=PatchSafety(),
         memory=memory,
         is_test_file=guard,

@@ -97,3 +97,18 @@ def test_old_tool_results_are_elided_when_the_conversation_grows() -> None:
     assert trim_conversation(messages, 2500) == 3  # 10,000 characters allowed: two results stay
     contents = [m["content"][0]["content"] for m in messages if m["content"][0]["type"] == "tool_result"]
     assert contents[:3] == [ELIDED] * 3 and contents[3:] == ["x" * 4000] * 2
+
+
+def test_the_suspects_callers_and_callees_come_from_the_code_graph() -> None:
+    sources = {"calc.py": "from stats import total\n\n\ndef average(values):\n    return total(values) / len(values)\n",
+               "stats.py": "def total(values):\n    return sum(values)\n",
+               "report.py": "from calc import average\n\n\ndef line(values):\n    return f'{average(values):.2f}'\n",
+               "test_calc.py": TEST}
+    result = Result("test_calc.py::test_empty", "failed", exc_type="ZeroDivisionError", message="division by zero")
+    ctx = ProposalContext(sources=sources, baseline=Report((result,)), target_tests=(result.nodeid,),
+                          suspects=(Suspect("calc.py", 5, 1.0),), is_test_file=lambda p: p.startswith("test_"))
+    text = case_text(ctx, 24_000)
+    assert "## Callers and callees of the suspicious functions" in text
+    assert "called by report::line at report.py:5: return f'{average(values):.2f}'" in text
+    assert "calls stats::total (stats.py:1): def total(values):" in text
+    assert "test_calc::test_empty" not in text.split("## Callers and callees")[1].split("##")[0]  # tests have their own section

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 from ..core.model import Attempt, TestReport, TestResult
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
+from ..graph.neighbours import callers_and_callees
 from ..repair.syntax import functions_in
 from . import prompts
 from .tools import outline
@@ -159,6 +160,12 @@ def suspect_sources(ctx: ProposalContext, max_functions: int = 5) -> str:
     return "\n".join(out)
 
 
+def neighbours(ctx: ProposalContext) -> str:
+    """Who calls the suspects and what they call (the code graph of the run's sources)."""
+    body = callers_and_callees(ctx.sources, ctx.suspects, ctx.is_test_file)
+    return data("code-graph", body) if body else ""
+
+
 def lessons_text(ctx: ProposalContext, limit: int = 5) -> str:
     out: list[str] = []
     for lesson in ctx.lessons[:limit]:
@@ -195,6 +202,9 @@ def case_text(ctx: ProposalContext, budget_tokens: int) -> str:
         Section("Outline of the suspicious modules", outlines(ctx) or "(none)"),
         Section("Python files of the project", file_list(ctx)),
     ]
+    graph = neighbours(ctx)
+    if graph:  # only when the graph found any: an empty section would cost tokens and an omission marker
+        sections.insert(3, Section("Callers and callees of the suspicious functions", graph))
     return prompts.CASE.substitute(sections=fit(sections, budget))
 
 

@@ -24,3 +24,4 @@ WRITE_TESTS_KIND = t.CodeActionKind.Refactor + ".fixloop.writeTests"
 
 SAFETY, MEMORY = "fixloop-safety", "fixloop-memory"  # diagnostic sources
 MEMORY_CODE = "FL-M001"  # the code of a memory diagnostic (its data carries the memory_id)
+ENTITY_CODE = "FL-M002"  # a function's own history, on its name (its data carries the entity id)

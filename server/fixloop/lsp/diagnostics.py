@@ -13,7 +13,7 @@ from typing import Any, Callable
 from lsprotocol import types as t
 
 from ..core.model import Finding
-from .contract import MEMORY, MEMORY_CODE, SAFETY
+from .contract import ENTITY_CODE, MEMORY, MEMORY_CODE, SAFETY
 from .editor import Editor
 from .paths import BadInput, is_python, relative_path
 from .positions import Units, line_range, line_text
@@ -55,6 +55,8 @@ class DiagnosticsEngine:
 
     def saved(self, uri: str) -> None:
         target = self._target(uri)
+        if target is not None and self.editor.root() is not None and not Path(target[0]).is_absolute():
+            self._submit(self._memory, uri, target[2], lambda: self.provider.saved(target[0], target[1]))
         if target is None or not self.editor.config().settings.diagnostics.safety:
             return
         if not self.editor.config().settings.diagnostics.bandit_on_save:
@@ -83,9 +85,9 @@ class DiagnosticsEngine:
 
     def pattern(self, uri: str, memory_id: str, line: int | None = None) -> MemoryPattern | None:
         """The memory pattern `memory_id` (at 1-based `line`: a shape may occur more than once) as last
-        shown on document `uri`, if it still is."""
+        shown on document `uri`, if it still is; entity warnings are not past fixes."""
         return next((p for p in self._patterns.get(uri, [])
-                     if p.memory_id == memory_id and line in (None, p.line)), None)
+                     if p.memory_id == memory_id and p.code == MEMORY_CODE and line in (None, p.line)), None)
 
     def forget(self, memory_id: str) -> bool:
         """Drop a memory entry; every open document is checked again when one went."""
@@ -231,9 +233,10 @@ def to_diagnostic(f: Finding, lines: list[str], source: str, units: Units) -> di
 
 
 def memory_diagnostic(p: MemoryPattern, lines: list[str], units: Units) -> dict[str, Any]:
+    entity = p.code == ENTITY_CODE  # a function's own history: a warning on its name
     out: dict[str, Any] = {"range": line_range(lines, p.line, p.end_line, units, p.column, p.end_column),
-                           "message": p.message, "source": MEMORY, "code": MEMORY_CODE, "severity": 3,
-                           "data": {"memory_id": p.memory_id, "line": p.line}}
+                           "message": p.message, "source": MEMORY, "code": p.code, "severity": 2 if entity else 3,
+                           "data": {"entity": p.memory_id} if entity else {"memory_id": p.memory_id, "line": p.line}}
     if p.related_uri:
         at = {"line": max(0, p.related_line - 1), "character": 0}
         out["relatedInformation"] = [{"location": {"uri": p.related_uri, "range": {"start": at, "end": at}},

@@ -10,12 +10,14 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from ..config import Settings
 from ..core.model import Finding, Patch, PatternHit
 from ..core.ports import ReviewMemory
+from ..graph.notes import EntityWarning
 from ..runlog import record_decision
+from .contract import ENTITY_CODE, MEMORY_CODE
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,20 @@ class MemoryPattern:
     related_line: int = 0
     column: int = 0  # 0-based characters; end_column 0 = to the end of end_line
     end_column: int = 0
+    code: str = MEMORY_CODE  # ENTITY_CODE: a function's history (memory_id is then the entity id)
+
+
+@runtime_checkable
+class EntityMemory(Protocol):
+    """A memory with the workspace's code graph (`graph.memory.GraphMemory`): per-function history."""
+
+    notes: list[str]
+
+    def entity_warnings(self, path: str, text: str) -> list[EntityWarning]: ...
+
+    def entity_hover(self, path: str, text: str, line: int) -> str: ...
+
+    def file_saved(self, path: str, text: str) -> None: ...
 
 
 class DiagnosticsProvider(Protocol):
@@ -52,6 +68,12 @@ class DiagnosticsProvider(Protocol):
     def forget(self, memory_id: str) -> bool: ...
 
     def closed(self, path: str) -> None: ...
+
+    def saved(self, path: str, text: str) -> None:
+        """A workspace file was saved (the code graph re-indexes it)."""
+
+    def hover(self, path: str, text: str, line: int) -> str:
+        """Markdown for a hover on `line` (1-based) of a workspace file, "" for none."""
 
     def store(self) -> ReviewMemory | None:
         """The project's memory (review decisions go there too), or None when it is off."""
@@ -98,12 +120,25 @@ class DefaultProviders:
         store = self.store()
         if store is None:
             return []
-        hits = store.patterns_in(path, text)
+        found = [as_pattern(hit) for hit in store.patterns_in(path, text)]
         problem = store.problem
         if problem and problem != self._said:
             self._said = problem
             raise MemoryUnavailable(f"fixloop memory: {problem}")
-        return [as_pattern(hit) for hit in hits]
+        if isinstance(store, EntityMemory):
+            found += [entity_pattern(w) for w in store.entity_warnings(path, text)]
+            _log_notes(store)
+        return found
+
+    def saved(self, path: str, text: str) -> None:
+        store = self.store()
+        if isinstance(store, EntityMemory):
+            store.file_saved(path, text)
+            _log_notes(store)
+
+    def hover(self, path: str, text: str, line: int) -> str:
+        store = self.store()
+        return store.entity_hover(path, text, line) if isinstance(store, EntityMemory) else ""
 
     def forget(self, memory_id: str) -> bool:
         store = self.store()
@@ -153,3 +188,15 @@ def as_pattern(hit: PatternHit) -> MemoryPattern:
                          message=f"this shape failed {hit.count} times in this project; fixed by {hit.fix_summary}",
                          fix_diff=hit.diff, replacement=hit.after, before=hit.before, problem=hit.problem,
                          column=hit.column, end_column=hit.end_column)
+
+
+def entity_pattern(w: EntityWarning) -> MemoryPattern:
+    """A function's history as a diagnostic on its name."""
+    return MemoryPattern(line=w.line, end_line=w.line, message=w.message, memory_id=w.entity, column=w.column,
+                         end_column=w.end_column, code=ENTITY_CODE)
+
+
+def _log_notes(store: EntityMemory) -> None:
+    """Say once in the server's log what the memory had to say (e.g. the code graph was rebuilt)."""
+    while store.notes:
+        log.warning("fixloop memory: %s", store.notes.pop(0))

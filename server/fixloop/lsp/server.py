@@ -32,6 +32,7 @@ from .contract import PROTOCOL_VERSION, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIN
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .framing import FramedInput
+from .hover import hover
 from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
 from .review_edits import Reviewer
 from .write_tests import TestWriter
@@ -228,6 +229,10 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
                     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX, WRITE_TESTS_KIND]))
     def code_action(ls: FixloopServer, params: t.CodeActionParams) -> list[t.CodeAction]:
         return code_actions(ls.editor, ls.diagnostics, ls.review, params)
+
+    @server.feature(t.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: FixloopServer, params: t.HoverParams) -> t.Hover | None:
+        return await hover(ls.editor, ls.diagnostics.provider, params)
 
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: FixloopServer, params: Any = None) -> None:

@@ -39,5 +39,7 @@ def make_memory(settings: MemorySettings, workspace: Path, seed: int | None = No
     """`seed` makes the memory's random choices (exploration) those of one run; None leaves them unseeded."""
     if not settings.enabled:
         return None
-    return LearningMemory(make_store(settings), project_key(workspace, is_remote(settings.uri)),
-                          settings.min_pattern_count, seed=seed)
+    from ..graph.memory import GraphMemory  # the learning memory with the workspace's code graph
+
+    return GraphMemory(make_store(settings), project_key(workspace, is_remote(settings.uri)), workspace,
+                       settings.min_pattern_count, seed=seed)

@@ -15,6 +15,7 @@ from ..core.integrity import is_test_file
 from ..core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, TestReport
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
+from ..graph.links import fixed_entity, suspect_entity
 from .describe import FailureInfo, describe
 from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .pastfix import FixDetails, KnownFix, hits_in
@@ -221,12 +222,15 @@ class LearningMemory:
         evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator
                      and not (a.patch.proposer == "memory" and a.status == "failed")]
         tried_ops = sorted({a.patch.operator for a in evaluated if a.status == "failed"})
+        # The code graph's link: the fixed function when there is a fix, else the most suspect one.
+        entity = (fixed_entity(outcome.patch) if fixed and outcome.patch is not None else "") or suspect_entity(
+            ctx.sources, ctx.suspects, self._failing(outcome.baseline, ctx.target_tests), is_test_file)
         self.store.add("failures", [{
             "id": fid, "project": self.project, "run_id": outcome.run_id, "time": now, "test_id": info.test_id,
             "exc_type": info.exc_type, "message": info.message, "signature": info.signature, "shape": info.shape,
             "statement": info.statement, "frame": info.frame, "error_class": info.error_class, "text": info.text,
             "fixed": fixed, "fix_id": fix_id, "tried": outcome.candidates_evaluated,
-            "tried_operators": ", ".join(tried_ops),
+            "tried_operators": ", ".join(tried_ops), "entity": entity,
         } for fid, info in zip(failure_ids, infos)])
         if fixed and outcome.patch is not None:
             patch = outcome.patch
@@ -236,14 +240,14 @@ class LearningMemory:
                 "time": now, "path": ", ".join(patch.paths), "diff": unified_diff(patch)[:20_000],
                 "summary": fix_summary(edits, patch), "proposer": patch.proposer, "operator": patch.operator,
                 "verified": True, "decision": "", "fault_shape": edits[0].fault_shape if edits else "",
-                "edit": _edits_json(edits),
+                "edit": _edits_json(edits), "entity": entity,
             }])
             # Every failing test of the run was fixed by the same patch: one fix row per failure.
             self.store.add("fixes", [{
                 "id": new_id(), "failure_id": fid, "project": self.project, "run_id": outcome.run_id, "time": now,
                 "path": ", ".join(patch.paths), "diff": "", "summary": fix_summary(edits, patch),
                 "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
-                "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits),
+                "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits), "entity": entity,
             } for fid in failure_ids[1:]])
         self.store.add("operator_stats", [{
             "id": new_id(), "project": self.project, "error_class": infos[0].error_class, "operator": a.patch.operator,
@@ -268,6 +272,7 @@ class LearningMemory:
             "id": new_id(), "project": self.project, "run_id": run_id, "hunk_id": hunk_id, "accepted": accepted,
             "fix_id": main["id"] if main else "", "fault_shape": shape, "operator": operator,
             "diff": unified_diff(patch)[:20_000] if patch else "", "time": now,
+            "entity": (main or {}).get("entity", "") or (fixed_entity(patch) if patch else ""),
         }])
         if fixes:
             verdict = "accepted" if accepted else "rejected"

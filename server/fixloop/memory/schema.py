@@ -1,7 +1,8 @@
 """Table layouts of the memory store, their version, and the migration path between versions.
 
 Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
-  1  failures, fixes, decisions, operator_stats, meta.
+  1  failures, fixes, decisions, operator_stats, meta. Later, in place: `entity` on failures, fixes and
+     decisions (the code graph's link; "" on older rows).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -23,6 +24,7 @@ def failures(dim: int) -> pa.Schema:
         ("exc_type", _S), ("message", _S), ("signature", _S), ("shape", _S), ("statement", _S), ("frame", _S),
         ("error_class", _S), ("text", _S), ("fixed", _B), ("fix_id", _S), ("tried", _I), ("tried_operators", _S),
         ("embedder", _S), ("vector", pa.list_(pa.float32(), dim)),
+        ("entity", _S),  # the code graph's id of the suspect function (`module::Class.func`), "" when unknown
     ])
 
 
@@ -30,11 +32,13 @@ FIXES = pa.schema([
     ("id", _S), ("failure_id", _S), ("project", _S), ("run_id", _S), ("time", _F), ("path", _S), ("diff", _S),
     ("summary", _S), ("proposer", _S), ("operator", _S), ("verified", _B), ("decision", _S),
     ("fault_shape", _S), ("edit", _S),
+    ("entity", _S),  # the fixed function
 ])
 
 DECISIONS = pa.schema([
     ("id", _S), ("project", _S), ("run_id", _S), ("hunk_id", _S), ("accepted", _B), ("fix_id", _S),
     ("fault_shape", _S), ("operator", _S), ("diff", _S), ("time", _F),
+    ("entity", _S),  # the function of the decided fix
 ])
 
 OPERATOR_STATS = pa.schema([

@@ -204,6 +204,11 @@ class MemoryStore:
         self.open()
         return self._tables[name]
 
+    def connection(self) -> Any:
+        """The open LanceDB connection, for tables kept beside the memory's (the code graph's)."""
+        self.open()
+        return self._db
+
     def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         import numpy as np
 

@@ -137,6 +137,8 @@ class SpectrumLocalizer:
         self.traceback = TracebackLocalizer(is_test_file)
         self.note = ""
         self.tool = ""
+        # The last run's per-test executed lines (test -> path -> lines), for the code graph's test edges.
+        self.spectra: Mapping[str, Mapping[str, frozenset[int]]] = {}
 
     def localize(
         self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]
@@ -154,6 +156,7 @@ class SpectrumLocalizer:
         # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
         other_failures = {r.nodeid for r in run.failed} - failing
         spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}
+        self.spectra = spectra
         scores = ochiai(spectra, failing, lambda p: p in sources and not self.is_test_file(p))
         if not scores:
             self.tool = "traceback"
