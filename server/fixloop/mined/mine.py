@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..memory.learning import edits_from_json
+from ..memory.privacy import project_name
 from .model import Example, MinedTemplate, PatternToken, abstract, example_of, problem, template_id
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ def mine(store: MemoryStore, min_support: int = MIN_SUPPORT, min_tokens: int = M
         if key in skip:
             continue
         group = groups.setdefault(key, _Group(before, after))
-        example = example_of(edits[0], row["project"], row["path"])
+        # Examples name a project by its folder only: they travel in export files and a team's store.
+        example = example_of(edits[0], project_name(row["project"]), row["path"])
         place = (row["project"], row["path"], example.before)
         if place not in group.places and len(group.examples) < MAX_EXAMPLES:
             group.examples.append(example)

@@ -44,6 +44,7 @@ def record(store: MemoryStore, template: MinedTemplate, verdict: str, source: st
     store.add(TABLE, [{"id": new_id(), "template_id": template.id, "verdict": verdict,
                        "spec": json.dumps(template.with_status(verdict).spec()), "source": source,
                        "time": time.time() if when is None else when}])
+    store.flush()  # a team's store shares the decision now, not at the next run
 
 
 def records(store: MemoryStore, ids: Iterable[str], window: int = DEMOTE_WINDOW, min_tries: int = DEMOTE_MIN_TRIES,
