@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 from fixloop.memory.shapes import changed_statements, statements
@@ -150,3 +151,21 @@ def test_mining_ignores_fixes_of_several_statements_and_tiny_statements(store: M
     teach(store, "/p/b", "u.py", tiny, tiny.replace("return x", "return -x"), "r4")
     assert mine(store) == []  # `return ID1` has two tokens
     assert CINEMA  # the helpers' other projects are used by the tests above
+
+
+def test_a_stored_template_that_no_longer_parses_is_skipped_with_a_message_and_kept(
+        store: MemoryStore, caplog) -> None:
+    teach_strict_limit(store)
+    [template] = mine(store)
+    decide(store, template.id, "approved")
+    spec = template.spec()
+    spec["before"][2] = ["text", ">>>", " "]  # as if an older grammar had read it otherwise
+    store.add("mined_templates", [{"id": new_id(), "template_id": "feedfacecafe", "verdict": "approved",
+                                   "spec": json.dumps(spec), "source": "import", "time": time.time()}])
+    store.add("mined_templates", [{"id": new_id(), "template_id": "0badc0ffee00", "verdict": "approved",
+                                   "spec": "{not json", "source": "import", "time": time.time()}])
+    with caplog.at_level("WARNING", logger="fixloop.mined"):
+        assert [t.id for t in approved(store)] == [template.id]
+    assert "mined template feedfacecafe is not used: its before-shape `if ID1 >>> ID2 :` does not parse" in caplog.text
+    assert "mined template 0badc0ffee00: its stored form is unreadable" in caplog.text
+    assert store.count("mined_templates") == 3  # nothing is deleted

@@ -54,4 +54,9 @@ class TemplateCommands:
         template_id = arg.get("id")
         if action != "list" and (not isinstance(template_id, str) or not template_id.strip()):
             raise BadInput(f"{TEMPLATES}: '{action}' needs 'id', a mined template's id (or a unique prefix of it)")
-        return await asyncio.to_thread(self._work, action, (template_id or "").strip())
+        try:
+            return await asyncio.to_thread(self._work, action, (template_id or "").strip())
+        except BadInput:
+            raise
+        except Exception as e:  # a store that cannot be opened or read: say so, the server goes on
+            raise BadInput(f"{TEMPLATES}: the memory cannot be read ({type(e).__name__}: {e})") from None
