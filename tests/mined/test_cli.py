@@ -34,7 +34,7 @@ def test_list_show_approve_reject(tmp_path: Path) -> None:
     code, out, _ = _run("list", "--memory", str(uri))
     assert code == 0 and "proposed" in out and "if ID1 > ID2 :  ->  if ID1 >= ID2 :" in out
     [listed] = json.loads(_run("list", "--json", "--memory", str(uri))[1])
-    assert listed["status"] == "proposed" and listed["support"] == 2 and listed["place"] == "not yet"
+    assert listed["status"] == "proposed" and listed["support"] == 2 and listed["place"] == "only once approved"
     template_id = listed["id"]
 
     code, out, _ = _run("show", template_id[:5], "--memory", str(uri))

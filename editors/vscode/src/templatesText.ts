@@ -37,7 +37,7 @@ export function templateItem(t: MinedTemplate): { id: string; label: string; des
 export function templateDiff(t: MinedTemplate): string {
   const out = [
     `# fixloop mined template ${t.id}: ${t.name}`,
-    `# ${t.status}; ${t.place}`,
+    `# ${t.status}; the engine tries it ${t.place}`,
     "--- before",
     "+++ after",
     "@@ shape @@",

@@ -4,7 +4,7 @@ import { MinedTemplate, templateDiff, templateItem } from "../src/templatesText"
 
 const TEMPLATE: MinedTemplate = {
   id: "0123456789ab", name: "a strict comparison against a name becomes non-strict (> -> >=)", status: "proposed",
-  place: "not yet", before_shape: "if ID1 > ID2 :", after_shape: "if ID1 >= ID2 :", support: 2, projects: 2, tries: 0,
+  place: "only once approved", before_shape: "if ID1 > ID2 :", after_shape: "if ID1 >= ID2 :", support: 2, projects: 2, tries: 0,
   successes: 0,
   examples: [{ project: "/p/shop", path: "shop/price.py", before: "if qty > BULK:", after: "if qty >= BULK:" }],
 };

@@ -98,7 +98,7 @@ class MinedTemplate:
     def place(self) -> str:
         """Where the engine puts it: first (approved), behind the generic operators (demoted), or nowhere."""
         if self.status != "approved":
-            return "never" if self.status == "rejected" else "not yet"
+            return "never" if self.status == "rejected" else "only once approved"
         return "after the generic operators" if self.record.demoted else "before the generic operators"
 
     def with_status(self, status: str, origin: str | None = None) -> MinedTemplate:
