@@ -325,11 +325,15 @@ try {
     const memory = env("E2E_TEMPLATES_MEMORY"); // two fixes of one kind, taught by e2e/seed_templates.py
     writeFileSync(settingsFile, readFileSync(settingsFile, "utf8").replace(/"fixloop.memory.location": "[^"]*"/,
       `"fixloop.memory.location": ${JSON.stringify(memory)}`));
-    await page.waitForTimeout(1000); // the settings change restarts the server
-    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
-    await runCommand("fixloop: Review mined templates");
+    // The settings change restarts the server: until the new one answers, the old one (another memory) may.
     const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "a strict comparison against a name becomes non-strict" }).first();
-    await row.waitFor({ timeout: LONG });
+    await waitFor(async () => {
+      await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+      await runCommand("fixloop: Review mined templates");
+      if (await row.waitFor({ timeout: 5000 }).then(() => true, () => false)) return true;
+      await page.keyboard.press("Escape");
+      return false;
+    }, LONG, "the quick pick to list the mined template");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "if ID1 > ID2 :" }).first().waitFor({ timeout: SHORT });
     await shot("templates-pick");
     await row.click();
