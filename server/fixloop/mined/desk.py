@@ -11,8 +11,6 @@ from .model import MinedTemplate
 if TYPE_CHECKING:
     from ..memory.store import MemoryStore
 
-ACTIONS = ("list", "show", "approve", "reject")
-
 
 def status_label(template: MinedTemplate) -> str:
     return "approved, demoted" if template.status == "approved" and template.record.demoted else template.status

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..memory.store import new_id, where_in
@@ -101,8 +102,6 @@ def all_templates(store: MemoryStore, min_support: int = MIN_SUPPORT) -> list[Mi
 
 
 def _with_record(template: MinedTemplate, rec: Record) -> MinedTemplate:
-    from dataclasses import replace
-
     return replace(template, record=rec)
 
 
