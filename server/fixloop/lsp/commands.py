@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..core.integrity import is_test_file
 from ..core.model import Scope
 from ..goal.request import Goal
-from .contract import ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
+from .contract import ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS, TEMPLATES
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .history import HistoryCommands
@@ -19,6 +19,7 @@ from .past_fixes import checker, past_fix
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
 from .runs import RunManager
+from .templates import TemplateCommands
 
 Handler = Callable[[Mapping[str, Any]], Any]  # the command's argument -> its result (or an awaitable of it)
 SCOPES = ("workspace", "file", "test", "position")
@@ -154,6 +155,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         return {"forgotten": diagnostics.forget(memory_id)}
 
     past = HistoryCommands(editor, review)
+    mined = TemplateCommands(lambda: editor.config().settings.memory)
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, {k: v for k, v in arg.items() if k != "scope"})
                                      if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg)),
@@ -166,6 +168,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         STATS: past.stats,
         REPORT: past.report,
         APPLY_PAST: lambda arg: apply_past_fix(editor, diagnostics, runs, arg),
+        TEMPLATES: mined.templates,
     }
 
 

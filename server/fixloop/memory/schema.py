@@ -2,7 +2,8 @@
 
 Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
   1  failures, fixes, decisions, operator_stats, meta. Later, in place: `entity` on failures, fixes and
-     decisions (the code graph's link; "" on older rows).
+     decisions (the code graph's link; "" on older rows), and mined_templates (a new table is created on
+     open, so it needs no version step).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -46,14 +47,19 @@ OPERATOR_STATS = pa.schema([
     ("source", _S), ("run_id", _S), ("time", _F),
 ])
 
+# One row per decision on a mined template (approve, reject, import): append-only, the latest row wins.
+MINED_TEMPLATES = pa.schema([
+    ("id", _S), ("template_id", _S), ("verdict", _S), ("spec", _S), ("source", _S), ("time", _F),
+])
+
 META = pa.schema([("key", _S), ("value", _S)])
 
-TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta")
+TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates")
 
 
 def schema_for(table: str, dim: int) -> pa.Schema:
     return {"failures": failures(dim), "fixes": FIXES, "decisions": DECISIONS,
-            "operator_stats": OPERATOR_STATS, "meta": META}[table]
+            "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES}[table]
 
 
 def _default_sql(kind: pa.DataType) -> str:
