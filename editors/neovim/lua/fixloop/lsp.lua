@@ -189,7 +189,30 @@ function M.on_log_message(err, result, ctx)
   return vim.lsp.handlers['window/logMessage'](err, result, ctx)
 end
 
+--- `workspace/applyEdit` with a file creation in it: refused when the file exists. Neovim's own CreateFile
+--- truncates an existing file unless `ignoreIfExists` is set, and with it inserts the text into that file;
+--- fixloop only ever creates new files (a goal's reproduction test), so an existing one means "do not touch".
+function M.on_apply_edit(err, params, ctx)
+  local changes = type(params) == 'table' and type(params.edit) == 'table' and params.edit.documentChanges or {}
+  for _, change in ipairs(changes) do
+    if type(change) == 'table' and change.kind == 'create' and type(change.uri) == 'string' then
+      local path = vim.uri_to_fname(change.uri)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local root = client and client.root_dir or vim.fs.dirname(path)
+      local why = require('fixloop.newfile').problem(path, root)
+      if why then
+        state.notify('edit not applied: ' .. why, vim.log.levels.WARN)
+        return { applied = false, failureReason = why }
+      end
+    end
+  end
+  return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+end
+
 M.handlers = {
+  ['workspace/applyEdit'] = function(...)
+    return M.on_apply_edit(...)
+  end,
   ['fixloop/runFinished'] = function(...)
     return M.on_run_finished(...)
   end,
