@@ -133,6 +133,7 @@ def fix(
     set_: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
                                    help="Any setting, e.g. --set workspace.max_files=50000 (repeatable)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
+    goal: Optional[str] = typer.Option(None, "--goal", "-g", help="What is wrong, in words: fixloop writes a failing test first."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     from .runlog import record_decision
@@ -149,6 +150,9 @@ def fix(
     workspace = workspace.resolve()
     if yes and dry_run:
         err.print("[red]error:[/] --yes and --dry-run contradict each other")
+        raise typer.Exit(EXIT_USAGE)
+    if goal is not None and (test or file):
+        err.print("[red]error:[/] --goal writes its own test: leave out --test and --file")
         raise typer.Exit(EXIT_USAGE)
     overrides: dict[str, Any] = {
         **_parse_set(set_),
@@ -169,7 +173,12 @@ def fix(
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
 
-    session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
+    if goal is not None:  # goal mode: words -> a verified failing test -> the same fix run
+        from .goal.terminal import goal_session, show_goal
+
+        session: Any = goal_session(workspace, settings, goal, yes, as_json, problems, seed, err)
+    else:
+        session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
     try:
         with _Progress(err, quiet=False) as progress:
             outcome = session.run(progress)
@@ -179,6 +188,14 @@ def fix(
         raise typer.Exit(EXIT_NOT_FIXED)
     summary = dict(session.summary)
     summary["applied"] = False
+    if goal is not None and not as_json:
+        show_goal(summary, err)
+    if goal is not None and summary.get("goal_problem") == "usage":
+        if not as_json:
+            err.print(f"[red]error:[/] {escape(outcome.message)}")
+        else:
+            sys.stdout.write(json.dumps(summary) + "\n")
+        raise typer.Exit(EXIT_USAGE)
 
     if outcome.status is Status.FIXED and outcome.patch is not None:
         if not as_json:
