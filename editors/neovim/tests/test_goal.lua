@@ -85,13 +85,16 @@ H.test(':FixloopFix! text offline: a test from the docstring, then the fix; the 
     end, 'every hunk accepted; states: ' .. vim.inspect(vim.tbl_map(function(h)
       return h.state
     end, view.summary.hunks)))
-    H.eq(vim.split(hunk.new, '\n', { trimempty = true }), read(test_path), 'the created test file')
+    -- Both land in buffers (the test file's is new); the user saves.
+    local test_buf = vim.fn.bufnr(test_path)
+    H.truthy(test_buf ~= -1, 'a buffer for the new test file')
+    H.eq(vim.split(hunk.new, '\n', { trimempty = true }), vim.api.nvim_buf_get_lines(test_buf, 0, -1, false),
+      'the new test file\'s text')
     local src = vim.fn.bufnr(pricing)
     H.truthy(table.concat(vim.api.nvim_buf_get_lines(src, 0, -1, false), '\n'):find('quantity >= BULK_THRESHOLD', 1, true),
       'the fix is in the buffer')
-    vim.api.nvim_buf_call(src, function()
-      vim.cmd('silent write')
-    end)
+    vim.cmd('silent wall')
+    H.eq(vim.split(hunk.new, '\n', { trimempty = true }), read(test_path), 'the test file on disk')
     local r = pytest(root)
     H.eq(0, r.code, 'pytest after the fix:\n' .. (r.stdout or '') .. (r.stderr or ''))
   end)
@@ -107,6 +110,7 @@ H.test(':FixloopFix! with the scripted model: a prompt, a question through vim.u
     })
     local ok, err = pcall(function()
       H.open_attached(root .. '/shop/pricing.py', 30000)
+      vim.api.nvim_win_set_cursor(0, { 16, 4 }) -- in line_total
       local prompts, questions = {}, {}
       vim.ui.input = function(opts, on_confirm)
         table.insert(prompts, opts.prompt)
@@ -136,7 +140,10 @@ H.test(':FixloopFix! with the scripted model: a prompt, a question through vim.u
       H.wait(20000, function()
         return view.summary.hunks[1].state == 'accepted'
       end, 'the new-file hunk accepted')
+      vim.cmd('silent wall')
       H.contains(table.concat(read(root .. '/' .. hunk.path), '\n'), 'line_total(1.0, 10) == 9.0')
+      H.eq(nil, table.concat(read(root .. '/shop/pricing.py'), '\n'):find('>= BULK_THRESHOLD', 1, true),
+        'the fix hunk was not accepted')
       local steps = table.concat(read(requests), '\n')
       for _, step in ipairs({ 'ask_questions', 'write_spec', 'write_test' }) do
         H.contains(steps, '"step": "' .. step .. '"', 'model requests')

@@ -141,7 +141,7 @@ class ClaudeGoalAuthor:
             return value.strip()[:600] if isinstance(value, str) else ""
 
         expected, where, example = text("expected"), text("where"), text("example")
-        target = _target(where, ctx.candidates)
+        target = _target(where, ctx.candidates) or _indexed(where, ctx.sources)
         return Spec(ctx.goal, expected, text("actual") or "the current code does otherwise",
                     target.where if target else where, example, target, tuple(ctx.assumptions))
 
@@ -291,3 +291,12 @@ def _target(where: str, candidates: Sequence[Target]) -> Target | None:
     if named:
         return named[0]
     return candidates[0] if candidates else None
+
+
+def _indexed(where: str, sources: Mapping[str, str]) -> Target | None:
+    """The function the model found with its tools, when the words pointed at none."""
+    from ..goal.index import Index  # tree-sitter: only when it is needed
+
+    path, _, function = where.strip().partition("::")
+    hits = [t for t in Index.build(sources).named(function or path) if not function or t.path == path]
+    return hits[0] if hits else None

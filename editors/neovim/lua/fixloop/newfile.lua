@@ -1,6 +1,7 @@
---- A new-file hunk (a goal's reproduction test, docs/protocol.md "Goal mode"): accepting it creates the file
---- here, in the client, and never over anything that exists. Neovim advertises no `documentChanges`, so the
---- server cannot send it a `CreateFile`; and Neovim's own CreateFile would truncate an existing file.
+--- A new-file hunk (a goal's reproduction test, docs/protocol.md "Goal mode"): accepting it creates the file,
+--- never over anything that exists. The server sends a `CreateFile` then the text when the hunk is accepted;
+--- the client checks first (a clear message, nothing sent) and again when the edit arrives (lsp.lua), because
+--- Neovim's own CreateFile truncates an existing file.
 local M = {}
 
 --- Is this hunk one that creates a file?
@@ -10,7 +11,7 @@ function M.is_new_file(hunk)
   return type(hunk) == 'table' and hunk.new_file == true
 end
 
---- The absolute path of a hunk's file, and the project root it must stay inside.
+--- The absolute path of a hunk's file.
 ---@param hunk table
 ---@param root string
 ---@return string path
@@ -58,40 +59,12 @@ function M.problem(path, root)
   return nil
 end
 
---- Create the hunk's file with its text (exclusive create: a file that appeared meanwhile is not touched).
+--- The absolute path of a new-file hunk under `root`.
 ---@param hunk table
 ---@param root string
----@return string|nil path the created file
----@return string|nil err why nothing was created
-function M.create(hunk, root)
-  local path = path_of(hunk, root)
-  local why = M.problem(path, root)
-  if why then
-    return nil, why
-  end
-  local dir = vim.fs.dirname(path)
-  if vim.fn.isdirectory(dir) == 0 and vim.fn.mkdir(dir, 'p') == 0 then
-    return nil, ('cannot make the folder %s'):format(dir)
-  end
-  local fd, err = vim.uv.fs_open(path, 'wx', 420) -- O_CREAT|O_EXCL, 0644
-  if not fd then
-    return nil, ('cannot create %s: %s'):format(hunk.path or path, err or '?')
-  end
-  local text = hunk.new or ''
-  local ok, werr = vim.uv.fs_write(fd, text)
-  vim.uv.fs_close(fd)
-  if not ok then
-    vim.uv.fs_unlink(path)
-    return nil, ('cannot write %s: %s'):format(hunk.path or path, werr or '?')
-  end
-  -- A buffer already open on the (then missing) path shows the new text.
-  local buf = vim.fn.bufnr(path)
-  if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
-    vim.api.nvim_buf_call(buf, function()
-      vim.cmd('silent! edit!')
-    end)
-  end
-  return path, nil
+---@return string
+function M.path(hunk, root)
+  return path_of(hunk, root)
 end
 
 return M

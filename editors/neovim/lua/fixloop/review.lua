@@ -186,38 +186,36 @@ local function summarize_done(view)
   end
 end
 
---- Accepting new-file hunks (a goal's reproduction test): the client creates each file itself, never over an
---- existing one (docs/protocol.md "Goal mode"), then has the server record the hunk with fixloop.accept:
---- the file is in place by then, so the server only records it. A file that cannot be created stays pending
---- with a message. Returns the ids still to send (nil: all pending, when no new-file hunk is among them).
+--- Accepting new-file hunks (a goal's reproduction test): one whose file exists by now (or is reached through a
+--- symbolic link) is not sent; it stays pending with a message, and the file is never touched. The server
+--- creates the others with a CreateFile edit, checked again in lsp.lua when it arrives. Returns the ids to send
+--- (nil: all pending, when nothing was held back).
 ---@param view fixloop.ReviewView
 ---@param client vim.lsp.Client
 ---@param ids string[]|nil
 ---@return string[]|nil
-function M.create_new_files(view, client, ids)
-  local wanted = ids and {} or nil
-  for _, id in ipairs(ids or {}) do
-    wanted[id] = true
+function M.check_new_files(view, client, ids)
+  local wanted = nil
+  if ids then
+    wanted = {}
+    for _, id in ipairs(ids) do
+      wanted[id] = true
+    end
   end
-  local chosen, any_new = {}, false
+  local chosen, held = {}, false
+  local root = client.root_dir or vim.fn.getcwd()
   for _, hunk in ipairs(view.summary.hunks or {}) do
-    local pending = hunk.state == 'pending' or hunk.state == 'conflict'
     if (wanted and wanted[hunk.id]) or (not wanted and hunk.state == 'pending') then
-      if newfile.is_new_file(hunk) and pending then
-        any_new = true
-        local path, err = newfile.create(hunk, client.root_dir or vim.fn.getcwd())
-        if path then
-          state.notify(('created %s'):format(hunk.path))
-          table.insert(chosen, hunk.id)
-        else
-          state.notify(('hunk %s not applied: %s'):format(hunk.id, err), vim.log.levels.WARN)
-        end
+      local why = newfile.is_new_file(hunk) and newfile.problem(newfile.path(hunk, root), root) or nil
+      if why then
+        held = true
+        state.notify(('hunk %s not applied: %s'):format(hunk.id, why), vim.log.levels.WARN)
       else
         table.insert(chosen, hunk.id)
       end
     end
   end
-  if not any_new then
+  if not held then
     return ids
   end
   return chosen
@@ -235,7 +233,7 @@ function M.decide(buf, verb, ids)
     return
   end
   if verb == 'accept' then
-    ids = M.create_new_files(view, client, ids)
+    ids = M.check_new_files(view, client, ids)
     if ids and #ids == 0 then
       refresh(buf, summarize_done)
       return
