@@ -68,11 +68,21 @@ class Editor:
         self.edits.append(params)
         edit = params.edit
         per_uri: list[tuple[str, list[Any]]] = []
+        needs_confirmation = any(a.needs_confirmation for a in (edit.change_annotations or {}).values())
         if edit.document_changes:
-            per_uri = [(c.text_document.uri, list(c.edits)) for c in edit.document_changes]
+            for c in edit.document_changes:
+                if isinstance(c, t.CreateFile):  # both editors create the file on disk, then edit its buffer
+                    path = Path(to_fs_path(c.uri) or "")
+                    if not self._wants(c, needs_confirmation):
+                        continue
+                    if path.exists():
+                        return t.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{path} exists")
+                    path.write_text("")
+                    self.open(c.uri, "")
+            per_uri = [(c.text_document.uri, list(c.edits)) for c in edit.document_changes
+                       if isinstance(c, t.TextDocumentEdit)]
         elif edit.changes:
             per_uri = list(edit.changes.items())
-        needs_confirmation = any(a.needs_confirmation for a in (edit.change_annotations or {}).values())
         took_any = False
         for uri, edits in per_uri:
             chosen = [e for e in edits if self._wants(e, needs_confirmation)]

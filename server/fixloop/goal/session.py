@@ -29,22 +29,13 @@ from .index import Index
 from .newfile import create_file, new_file_diff, remove_file, with_new_file
 from .offline import OfflineAuthor
 from .place import new_test_path, project_files, read_sources
+from .request import Goal
 from .ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec
 from .resolve import check_words, resolve
 
 log = logging.getLogger(__name__)
 MAX_QUESTIONS = 3
 Ask = Callable[[Question], "str | None"]  # the user's choice, or None: not answered (the run stops)
-
-
-@dataclass(frozen=True)
-class Goal:
-    """What the user asked: the words, whether to ask questions, where the cursor is."""
-
-    text: str
-    yes: bool = False
-    cursor_path: str = ""
-    cursor_line: int = 0  # 1-based; 0: no position
 
 
 @dataclass

@@ -11,7 +11,8 @@ from rich.markup import escape
 
 from ..config import Settings
 from .ports import Question
-from .session import Goal, GoalSession
+from .request import Goal
+from .session import GoalSession
 
 
 def prompt(console: Console) -> Any:

@@ -9,6 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..core.integrity import is_test_file
 from ..core.model import Scope
+from ..goal.request import Goal
 from .contract import ACCEPT, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
@@ -92,6 +93,32 @@ def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
     return Scope()
 
 
+MAX_GOAL = 2000
+
+
+def fix_goal(editor: Editor, arg: Mapping[str, Any]) -> Goal | None:
+    """Goal mode's argument (`goal`, `yes`, and the cursor from `uri` + `position`), or None without a goal."""
+    if "goal" not in arg:
+        return None
+    text = arg.get("goal")
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput(f"{FIX}: 'goal' must say what is wrong in words, e.g. \"discount(10) should be 9.0\"")
+    if len(text) > MAX_GOAL:
+        raise BadInput(f"{FIX}: 'goal' is {len(text)} characters long; keep it under {MAX_GOAL}")
+    yes = arg.get("yes", False)
+    if not isinstance(yes, bool):
+        raise BadInput(f"{FIX}: 'yes' must be true or false, got {yes!r:.60}")
+    root = editor.root()
+    if root is None:
+        raise BadInput("no workspace folder is open: open the project's folder to fix it")
+    uri = text_field(arg, "uri", FIX)
+    rel = relative_path(root, uri) if uri else ""
+    position = arg.get("position")
+    line = position.get("line") if isinstance(position, Mapping) else None
+    cursor_line = line + 1 if isinstance(line, int) and line >= 0 and rel else 0
+    return Goal(text.strip(), yes, rel or "", cursor_line)
+
+
 def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: DiagnosticsEngine
              ) -> dict[str, Handler]:
     """Every command of the contract, by id."""
@@ -103,7 +130,8 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
 
     past = HistoryCommands(editor, review)
     return {
-        FIX: lambda arg: runs.submit(fix_scope(editor, arg)),
+        FIX: lambda arg: runs.submit(fix_scope(editor, {k: v for k, v in arg.items() if k != "scope"})
+                                     if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
         SHOW_RUN: lambda arg: past.show_run(text_field(arg, "run_id", SHOW_RUN)),
         ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),

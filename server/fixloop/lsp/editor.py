@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from lsprotocol import types as t
 
@@ -22,6 +22,8 @@ class Editor:
     capabilities: Callable[[], t.ClientCapabilities]
     show: Callable[[t.MessageType, str], None]  # window/showMessage
     log: Callable[[str], None]  # window/logMessage
+    # window/showMessageRequest: the message and the choices -> the chosen title, None when dismissed
+    choose: Callable[[str, Sequence[str]], Awaitable[str | None]] | None = None
 
     def document(self, uri: str) -> Any:
         """The editor's open document for `uri`, or None; never read from disk."""

@@ -18,6 +18,7 @@ class HunkState:
     uri: str
     state: str = PENDING
     message: str = ""
+    new_file: bool = False  # the hunk creates its file (goal mode's reproduction test)
 
     @property
     def id(self) -> str:
@@ -29,6 +30,8 @@ class HunkState:
                                "old": "".join(h.old_lines), "new": "".join(h.new_lines), "state": self.state}
         if self.message:
             out["message"] = self.message
+        if self.new_file:
+            out["new_file"] = True
         return out
 
 
@@ -51,8 +54,10 @@ class Proposal:
 
 def proposal_from(run_id: str, patch: Patch, uri_of: Callable[[str], str]) -> Proposal:
     proposal = Proposal(run_id, {c.path: c.before for c in patch.changes})
+    created = set(patch.meta.get("new_files", ()))
     for change in patch.changes:
-        proposal.hunks.extend(HunkState(h, uri_of(change.path)) for h in hunks(change))
+        proposal.hunks.extend(HunkState(h, uri_of(change.path), new_file=change.path in created)
+                              for h in hunks(change))
     return proposal
 
 

@@ -33,6 +33,7 @@ class FileEdit:
     base: str  # the text the edits were computed against
     version: int | None  # None: the document is not open in the editor
     placed: list[Placed] = field(default_factory=list)
+    new: bool = False  # the file does not exist yet: a CreateFile comes first
 
 
 @dataclass
@@ -218,6 +219,9 @@ class Reviewer:
             group = [h for h in states if h.hunk.path == path]
             uri = group[0].uri
             doc = self.editor.document(uri)
+            if group[0].new_file:
+                files.extend(self._place_new(path, group, doc, result))
+                continue
             try:
                 current = doc.source if doc is not None else read_disk_text(root, path, limit)
             except BadInput as e:
@@ -233,10 +237,29 @@ class Reviewer:
             files.append(FileEdit(uri, path, current, doc.version if doc is not None else None, placed))
         return files
 
+    def _place_new(self, path: str, group: list[HunkState], doc: Any, result: Applied) -> list[FileEdit]:
+        """A file the fix creates: only where the client can create files, and never over one."""
+        root = self.editor.root()
+        assert root is not None
+        caps = self.editor.capabilities().workspace
+        ops = (caps.workspace_edit.resource_operations if caps and caps.workspace_edit else None) or ()
+        problem = ""
+        if t.ResourceOperationKind.Create not in ops:
+            problem = (f"this editor cannot create files through workspace/applyEdit: create {path} with the "
+                       "hunk's text yourself (fixloop.showRun)")
+        elif doc is not None or (root / path).exists() or (root / path).is_symlink():
+            problem = f"{path} exists now; fixloop never overwrites a file with a new test"
+        if problem:
+            for h in group:
+                h.state, h.message = CONFLICT, problem
+                result.conflicts.append(h)
+            return []
+        return [FileEdit(group[0].uri, path, "", None, [Placed(0, h.hunk) for h in group], new=True)]
+
     def _workspace_edit(self, files: list[FileEdit], confirm: bool) -> t.WorkspaceEdit:
         caps = self.editor.capabilities().workspace
         we = caps.workspace_edit if caps else None
-        versioned = bool(we and we.document_changes)
+        versioned = bool(we and we.document_changes) or any(f.new for f in files)
         annotate = self._annotations_supported()
         units = self.editor.units()
         annotations: dict[str, t.ChangeAnnotation] = {}
@@ -259,9 +282,15 @@ class Reviewer:
                     edits.append(t.TextEdit(range=rng, new_text=text))
             per_file.append((f, edits))
         if versioned:
-            changes = [t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(uri=f.uri,
-                                                                                                 version=f.version),
-                                          edits=edits) for f, edits in per_file if edits]
+            changes: list[Any] = []
+            for f, edits in per_file:
+                if f.new and edits:  # the file first, then its text; an existing file makes the edit fail
+                    changes.append(t.CreateFile(uri=f.uri, options=t.CreateFileOptions(overwrite=False,
+                                                ignore_if_exists=False),
+                                                annotation_id=f.placed[0].hunk.id if annotate else None))
+                if edits:
+                    changes.append(t.TextDocumentEdit(text_document=t.OptionalVersionedTextDocumentIdentifier(
+                        uri=f.uri, version=f.version), edits=edits))
             return t.WorkspaceEdit(document_changes=changes, change_annotations=annotations or None)
         return t.WorkspaceEdit(changes={f.uri: list(edits) for f, edits in per_file if edits})
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol
 from lsprotocol import types as t
 
 from ..core.model import Event, Outcome, Scope, Status
+from ..goal.request import Goal
 from ..runlog import new_run_id
 from .editor import Editor
 from .paths import BadInput, is_python, relative_path
@@ -38,6 +39,8 @@ class Session(Protocol):
 
 
 SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str]], Session]
+Ask = Callable[[Any], "str | None"]  # a goal's clarifying question (goal.ports.Question) -> the choice
+GoalFactory = Callable[[Path, "Settings", Goal, Mapping[str, str], Ask], Session]
 Finished = Callable[[str, dict[str, Any], "Outcome | None"], Awaitable[None]]
 
 
@@ -46,6 +49,13 @@ def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
     from ..session import FixSession  # the loop's adapters load only when a fix is asked for
 
     return FixSession(workspace, settings, scope, overlays)
+
+
+def default_goal_factory(workspace: Path, settings: "Settings", goal: Goal, overlays: Mapping[str, str],
+                         ask: Ask) -> Session:
+    from ..goal.session import GoalSession  # loads only when a goal is asked for
+
+    return GoalSession(workspace, settings, goal, overlays, ask=ask)
 
 
 def run_settings(config: ServerConfig) -> "Settings":
@@ -60,6 +70,7 @@ class Request:
     run_id: str
     scope: Scope
     overlays: dict[str, str] | None = None  # the editor's text when the fix was asked for
+    goal: Goal | None = None  # goal mode: the problem in words (docs/protocol.md "Goal mode")
 
 
 @dataclass
@@ -76,18 +87,20 @@ class RunManager:
     run's end (the review)."""
 
     def __init__(self, editor: Editor, progress: Callable[[], Any], finished: Finished,
-                 factory: SessionFactory = default_session_factory) -> None:
+                 factory: SessionFactory = default_session_factory,
+                 goal_factory: GoalFactory = default_goal_factory) -> None:
         self.editor = editor
         self.progress = progress
         self.finished = finished
         self.factory = factory
+        self.goal_factory = goal_factory
         self.active: Active | None = None
         self.queued: Request | None = None
         self.threads: list[threading.Thread] = []
         self._driver: asyncio.Task[None] | None = None
 
     # ---- requests from commands -------------------------------------------------------------
-    def submit(self, scope: Scope) -> dict[str, Any]:
+    def submit(self, scope: Scope, goal: Goal | None = None) -> dict[str, Any]:
         if self.editor.root() is None:
             raise BadInput("no workspace folder is open: open the project's folder to fix it")
         from ..workspace_guard import refusal
@@ -96,7 +109,7 @@ class RunManager:
         if refused:  # before any copy is made
             self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
-        request = Request(new_run_id(), scope)
+        request = Request(new_run_id(), scope, goal=goal)
         if self.active is None:
             request.overlays = self._overlays()
             self.active = Active(request)
@@ -174,8 +187,7 @@ class RunManager:
         assert root is not None
         active.done = loop.create_future()
         try:
-            overlays = request.overlays if request.overlays is not None else self._overlays()
-            session = self.factory(root, run_settings(self.editor.config()), request.scope, overlays)
+            session = self._open(request, root, loop, active)
         except Exception as e:  # a bad workspace or settings: report, never crash the server
             log.exception("cannot start a fix")
             session = None
@@ -203,6 +215,35 @@ class RunManager:
             self.progress().tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
         await self.finished(request.run_id, summary, outcome)
+
+    def _open(self, request: Request, root: Path, loop: asyncio.AbstractEventLoop, active: Active) -> Session:
+        overlays = request.overlays if request.overlays is not None else self._overlays()
+        settings = run_settings(self.editor.config())
+        if request.goal is None:
+            return self.factory(root, settings, request.scope, overlays)
+        return self.goal_factory(root, settings, request.goal, overlays, self._asker(loop, active))
+
+    def _asker(self, loop: asyncio.AbstractEventLoop, active: Active) -> Ask:
+        """A goal's question, asked from the run's worker thread with window/showMessageRequest."""
+        choose = self.editor.choose
+
+        def ask(question: Any) -> str | None:
+            if choose is None:
+                return None
+            future = asyncio.run_coroutine_threadsafe(choose(f"fixloop: {question.text}", list(question.choices)),
+                                                      loop)
+            while not active.cancel_requested:
+                try:
+                    return future.result(timeout=0.2)
+                except TimeoutError:
+                    continue
+                except Exception as e:  # the client cannot show it, or went away: not answered
+                    log.warning("a goal question could not be asked: %s", e)
+                    return None
+            future.cancel()
+            return None
+
+        return ask
 
     @staticmethod
     def _work(session: Session, on_event: Callable[[Event], None], loop: asyncio.AbstractEventLoop,

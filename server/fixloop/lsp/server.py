@@ -95,7 +95,8 @@ class FixloopServer(LanguageServer):
         self.init_options: Any = None
         self.pending_problems: list[str] = []
         self.editor = Editor(root=lambda: self.root, config=lambda: self.config, workspace=lambda: self.workspace,
-                             capabilities=lambda: self.client_capabilities, show=self.show, log=self.log)
+                             capabilities=lambda: self.client_capabilities, show=self.show, log=self.log,
+                             choose=self.choose)
         provider = provider or DefaultProviders(lambda: self.root, lambda: self.config.settings)
         self.diagnostics = DiagnosticsEngine(self.editor, provider, self.publish_diagnostics)
         self.review = Reviewer(self.editor, self.protocol.notify, self.workspace_apply_edit_async,
@@ -113,6 +114,12 @@ class FixloopServer(LanguageServer):
 
     def show(self, kind: t.MessageType, message: str) -> None:
         self.window_show_message(t.ShowMessageParams(type=kind, message=message))
+
+    async def choose(self, message: str, choices: Sequence[str]) -> str | None:
+        """A question with buttons (goal mode's clarifying questions); None when the user dismisses it."""
+        answer = await self.window_show_message_request_async(t.ShowMessageRequestParams(
+            type=t.MessageType.Info, message=message, actions=[t.MessageActionItem(title=c) for c in choices]))
+        return answer.title if answer is not None else None
 
     def log(self, message: str, kind: t.MessageType = t.MessageType.Info) -> None:
         self.window_log_message(t.LogMessageParams(type=kind, message=message))
