@@ -82,6 +82,7 @@ def test_questions_spec_and_test_come_from_the_model_through_tools(fake: FakeAnt
     assert [(q.id, q.choices, q.default) for q in questions] == [
         ("threshold", ("Yes, from 10 units on", "No, only above 10 units"), "Yes, from 10 units on")]
     answered = goal_context(answers={"threshold": "Yes, from 10 units on"})
+    assert tuple(a.questions(answered)) == ()  # one round of questions: answered, the model is not asked again
     spec = a.spec(answered)
     assert spec.example == "line_total(1.0, 10) == 9.0" and spec.target == TARGET and spec.where == TARGET.where
     test = a.reproduction_test(spec, answered)

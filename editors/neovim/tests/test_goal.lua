@@ -105,7 +105,8 @@ H.test(':FixloopFix! with the scripted model: a prompt, a question through vim.u
     local url, proc, requests = H.scripted_model()
     require('fixloop').setup({
       python = H.python,
-      settings = { memory = { uri = root .. '/.fixloop-test-memory' },
+      -- offline = false: setup() merges over the earlier test's options (vim.lsp.config extends).
+      settings = { offline = false, memory = { uri = root .. '/.fixloop-test-memory' },
                    llm = { base_url = url, api_key = 'test-key-not-real', max_retries = 0 } },
     })
     local ok, err = pcall(function()
@@ -123,6 +124,7 @@ H.test(':FixloopFix! with the scripted model: a prompt, a question through vim.u
       vim.cmd('FixloopFix!')
       H.eq({ 'fixloop: describe the problem: ' }, prompts, 'the goal prompt')
       local _, view = wait_review(TEST_HUNK_TIMEOUT)
+      H.say('       model requests: ' .. table.concat(read(requests), ' '))
       H.eq(1, #questions, 'questions asked: ' .. vim.inspect(questions))
       H.contains(questions[1].prompt, 'Should an order line of exactly 10 units get the bulk discount?')
       H.eq({ 'Yes, from 10 units on', 'No, only above 10 units' }, questions[1].items, 'choices')

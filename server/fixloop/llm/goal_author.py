@@ -54,6 +54,7 @@ class ClaudeGoalAuthor:
         self._cancelled = cancelled
         self._tries: list[tuple[str, str]] = []  # (test source, why it was refused): the reflection history
         self._last_test = ""
+        self._asked: set[str] = set()  # ids of the questions the model asked
         self._unavailable = ""
         if offline:
             self._unavailable = "offline: the goal's spec and test come from the offline author"
@@ -72,6 +73,8 @@ class ClaudeGoalAuthor:
             self._client.cancel()
 
     def questions(self, ctx: GoalContext) -> Sequence[Question]:
+        if self._asked and self._asked <= set(ctx.answers):
+            return ()  # one round: the model asks all it needs at once (at most 3), a second call would cost
         return self._step("questions", lambda: self._questions(ctx), lambda: self.fallback.questions(ctx))
 
     def spec(self, ctx: GoalContext) -> Spec:
@@ -125,6 +128,7 @@ class ClaudeGoalAuthor:
             out.append(Question(qid, text.strip()[:300], tuple(choices), choices[0]))
             if len(out) == goal_prompts.MAX_QUESTIONS:
                 break
+        self._asked |= {q.id for q in out}
         return tuple(out)
 
     def _spec(self, ctx: GoalContext) -> Spec:

@@ -194,6 +194,7 @@ end
 --- fixloop only ever creates new files (a goal's reproduction test), so an existing one means "do not touch".
 function M.on_apply_edit(err, params, ctx)
   local changes = type(params) == 'table' and type(params.edit) == 'table' and params.edit.documentChanges or {}
+  local created = {}
   for _, change in ipairs(changes) do
     if type(change) == 'table' and change.kind == 'create' and type(change.uri) == 'string' then
       local path = vim.uri_to_fname(change.uri)
@@ -204,9 +205,21 @@ function M.on_apply_edit(err, params, ctx)
         state.notify('edit not applied: ' .. why, vim.log.levels.WARN)
         return { applied = false, failureReason = why }
       end
+      table.insert(created, path)
     end
   end
-  return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+  local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+  -- An empty buffer is one empty line: the text inserted at 0:0 leaves it as an extra last line.
+  for _, path in ipairs(created) do
+    local buf = vim.fn.bufnr(path)
+    if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
+      local n = vim.api.nvim_buf_line_count(buf)
+      if n > 1 and vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] == '' then
+        vim.api.nvim_buf_set_lines(buf, n - 1, n, false, {})
+      end
+    end
+  end
+  return result
 end
 
 M.handlers = {
