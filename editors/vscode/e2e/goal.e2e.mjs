@@ -110,6 +110,17 @@ async function describeProblem(goal) {
   await page.keyboard.press("Enter");
 }
 
+/** Save All until `done()` (a file created by the edit may get its text a moment after Apply). */
+async function saveAllUntil(done, what) {
+  const deadline = Date.now() + LONG;
+  while (Date.now() < deadline) {
+    await runCommand("File: Save All Files");
+    await page.waitForTimeout(1000);
+    if (await done()) return;
+  }
+  throw new Error(`timed out after ${LONG / 1000} s saving until ${what}`);
+}
+
 /** The latest run summary the server wrote under the workspace (.fixloop/runs/<id>/summary.json). */
 function latestSummary(ws) {
   const runs = join(ws, ".fixloop", "runs");
@@ -180,10 +191,9 @@ try {
     await shot("offline-preview-ticked");
     await page.getByRole("button", { name: "Apply", exact: true }).click();
     await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
-    await runCommand("File: Save All Files");
     const testFile = join(offlineWs, summary.test_file);
-    await waitFor(async () => existsSync(testFile) && readFileSync(testFile, "utf8").includes("def test_"), SHORT,
-      `${summary.test_file} on disk`);
+    await saveAllUntil(async () => existsSync(testFile) && readFileSync(testFile, "utf8").includes("def test_") &&
+      readFileSync(join(offlineWs, "shop", "pricing.py"), "utf8") !== pricingBefore, `${summary.test_file} on disk`);
     await waitFor(async () => readFileSync(join(offlineWs, "shop", "pricing.py"), "utf8") !== pricingBefore, SHORT,
       "pricing.py to change on disk");
     if (!readFileSync(join(offlineWs, "shop", "pricing.py"), "utf8").includes("quantity >= BULK_THRESHOLD")) {
@@ -220,10 +230,9 @@ try {
     await shot("model-preview-ticked");
     await page.getByRole("button", { name: "Apply", exact: true }).click();
     await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
-    await runCommand("File: Save All Files");
     const testFile = join(modelWs, summary.test_file);
-    await waitFor(async () => existsSync(testFile) && readFileSync(testFile, "utf8").includes("test_bulk_discount_starts_at_ten_units"),
-      SHORT, `${summary.test_file} with the model's test on disk`);
+    await saveAllUntil(async () => existsSync(testFile) &&
+      readFileSync(testFile, "utf8").includes("test_bulk_discount_starts_at_ten_units"), `${summary.test_file} with the model's test on disk`);
     if (readFileSync(join(modelWs, "shop", "pricing.py"), "utf8").includes("quantity >= BULK_THRESHOLD")) {
       throw new Error("pricing.py changed although its hunk was not ticked");
     }
@@ -240,7 +249,7 @@ try {
     await view.waitFor({ timeout: SHORT });
     await waitFor(async () => {
       const text = (await view.innerText()).replace(/\u00a0/g, " ");
-      return /test_\w+\.py#0 \(lines [^)]*\): accepted/.test(text) && /pricing\.py#0 \(lines [^)]*\): rejected/.test(text);
+      return /test_\w+\.py#0 \([^)]*\): accepted/.test(text) && /pricing\.py#0 \(lines [^)]*\): rejected/.test(text);
     }, SHORT, "accepted / rejected states in the run document");
     await shot("model-last-run");
   });
