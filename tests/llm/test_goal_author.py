@@ -210,3 +210,25 @@ def test_a_model_that_never_records_gives_way_to_the_offline_author_after_its_tu
 def test_the_step_is_recognised_by_its_recording_tool() -> None:
     assert step_of({"tools": [{"name": "view_file"}, {"name": "write_test"}], "messages": []}) == "write_test"
     assert step_of({"tool_choice": {"type": "none"}, "messages": []}) == "plan"
+
+
+def test_a_run_with_a_key_and_not_offline_gets_the_model_author_else_the_offline_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from fixloop.config import Settings
+    from fixloop.goal.offline import OfflineAuthor
+    from fixloop.wiring import after_spending, make_goal_author
+
+    keyed = Settings(llm=LLMSettings(api_key="k"))
+    made = make_goal_author(keyed)
+    assert isinstance(made, ClaudeGoalAuthor) and isinstance(made.fallback, OfflineAuthor)
+    assert isinstance(make_goal_author(Settings()), OfflineAuthor)  # no key anywhere (the env is cleared)
+    assert isinstance(make_goal_author(dataclasses.replace(keyed, offline=True)), OfflineAuthor)
+    assert isinstance(make_goal_author(Settings(llm=LLMSettings(api_key="k", enabled=False))), OfflineAuthor)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "from-env")
+    assert isinstance(make_goal_author(Settings()), ClaudeGoalAuthor)
+    # What the author spent comes off the fix run's budget.
+    left = after_spending(Settings(max_tokens=1000, max_cost_usd=1.0), Usage(3, 600, 0, 0, 0, 0.25))
+    assert (left.max_tokens, left.max_cost_usd) == (400, 0.75)
+    assert after_spending(keyed, Usage()) is keyed
