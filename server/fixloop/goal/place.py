@@ -83,7 +83,7 @@ def _plain_dir(value: str) -> str:
     return "" if any(p == ".." for p in parts) or value.startswith("/") else "/".join(parts)
 
 
-def tests_folder(workspace: Path, names: list[str], module_path: str) -> str:
+def folder_for_tests(workspace: Path, names: list[str], module_path: str) -> str:
     """The folder the project keeps its tests in: pytest's `testpaths`, an existing `tests/` or `test/`
     (the one holding the most test files), else the folder of the module under test."""
     dirs = {n.rsplit("/", 1)[0] for n in names if "/" in n}
@@ -103,7 +103,7 @@ def tests_folder(workspace: Path, names: list[str], module_path: str) -> str:
 
 def new_test_path(workspace: Path, names: list[str], module_path: str, function: str) -> str:
     """A new file `<folder>/test_<function>_goal.py` (`_2`, `_3`, ... when taken): never an existing file."""
-    folder = tests_folder(workspace, names, module_path)
+    folder = folder_for_tests(workspace, names, module_path)
     leaf = re.sub(r"\W", "_", function.rsplit(".", 1)[-1]).strip("_").lower() or "behaviour"
     taken = set(names)
     for n in range(1, 100):

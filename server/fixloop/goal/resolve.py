@@ -83,7 +83,7 @@ def resolve(goal: str, index: Index, files: set[str], cursor: Target | None = No
     if cursor is not None and (not in_files or cursor.path in in_files):
         return Resolution((cursor,), True, "the function at the cursor")
     documented = [t for t in pool if ">>>" in t.docstring]
-    if documented:
+    if documented and re.search(r"\bdoc|\bexample", goal, re.I):
         return Resolution(tuple(documented), len(documented) == 1,
                           "the only function with docstring examples" if len(documented) == 1
                           else "functions with docstring examples")

@@ -25,6 +25,7 @@ from ..session import FixSession, seed_of
 from ..testgen.verify import Verification, verify
 from ..wiring import after_spending, make_goal_author, make_runner, make_task
 from ..workspace_io import ApplyResult
+from . import memory as goal_memory
 from .index import Index
 from .newfile import create_file, new_file_diff, remove_file, with_new_file
 from .place import new_test_path, project_files, read_sources
@@ -68,6 +69,7 @@ class GoalSession:
         self.prepared: Prepared | None = None
         self.inner: FixSession | None = None
         self.problem = ""  # usage | test | "" (see docs/protocol.md "Goal mode")
+        self.lessons: list[dict[str, Any]] = []  # past goals with similar words (the memory)
 
     # ---- the Session protocol ------------------------------------------------------------------
     def cancel(self) -> None:
@@ -77,6 +79,7 @@ class GoalSession:
 
     def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
         start = time.monotonic()
+        self._recall(on_event)
         try:
             self.prepared = self._prepare(on_event)
         except GoalRefused as e:
@@ -101,7 +104,17 @@ class GoalSession:
         self.outcome = outcome
         self.summary = self._goal_summary(dict(self.inner.summary))
         self._rewrite_log()
+        if outcome.status is not Status.CANCELLED:
+            goal_memory.remember(self.settings.memory, self.workspace, self.run_id, p.ctx.goal, p.spec, p.test.path,
+                                 outcome.patch if outcome.status is Status.FIXED else None)
         return outcome
+
+    def _recall(self, on_event: Callable[[Event], None]) -> None:
+        if not self.goal.text.strip():
+            return
+        self.lessons = goal_memory.recall(self.settings.memory, self.workspace, self.goal.text.strip())
+        for lesson in self.lessons:
+            self._note(on_event, f"a similar goal before ({lesson['similarity']}): {lesson['fix'] or lesson['goal']}")
 
     # ---- preparing the target test -------------------------------------------------------------
     def _note(self, on_event: Callable[[Event], None], message: str, **data: Any) -> None:
@@ -162,6 +175,9 @@ class GoalSession:
             if test.path != ctx.test_path:
                 raise GoalRefused(f"the author wrote {test.path}, not the new test file {ctx.test_path}")
             self._author_notes(on_event)
+            unsafe = self._unsafe(test)
+            if unsafe:
+                raise GoalRefused(f"the reproduction test would do something unsafe, so it is not offered: {unsafe}")
             verification = self._verify(test)
             if verification.ok:
                 spec = dataclasses.replace(spec, actual=f"the current code fails it: {verification.observed}")
@@ -172,6 +188,17 @@ class GoalSession:
             if self._cancel.is_set():
                 break
         raise GoalRefused(f"the reproduction test was refused: {feedback}")
+
+    @staticmethod
+    def _unsafe(test: ReproTest) -> str:
+        """The safety rules on the new test: examples come from the project's (untrusted) docstrings, and the
+        user may run the test outside the sandbox once it is accepted."""
+        from ..core.model import FileChange, Patch
+        from ..safety.check import PatchSafety
+
+        verdict = PatchSafety().check(Patch((FileChange(test.path, "", test.source),)))
+        return "" if verdict.ok else (verdict.reason or "; ".join(f"{f.code} line {f.line}: {f.message}"
+                                                                  for f in verdict.findings if f.severity == "error"))
 
     def _verify(self, test: ReproTest) -> Verification:
         """Run the new test alone on the current code, in the sandbox, on its own scratch copy."""
@@ -207,7 +234,8 @@ class GoalSession:
         out = {**summary, "goal": self.goal.text, "goal_problem": self.problem,
                "spec": p.spec.as_dict() if p else None, "test_file": p.test.path if p else "",
                "test_origin": p.test.origin if p else "", "questions": p.questions if p else [],
-               "assumptions": list(p.spec.assumptions) if p else []}
+               "assumptions": list(p.spec.assumptions) if p else [],
+               "lessons": [{k: v for k, v in lesson.items() if k != "diff"} for lesson in self.lessons]}
         if p is not None and self.outcome is not None and self.outcome.status is Status.FIXED:
             out["files_changed"] = [p.test.path] + [f for f in summary.get("files_changed", []) if f != p.test.path]
             out["diff"] = new_file_diff(p.test.path, p.test.source) + summary.get("diff", "")

@@ -50,6 +50,12 @@ def _literal(text: str) -> bool:
         return False
 
 
+def _code(src: str, mode: str = "eval") -> str:
+    """The code re-printed by `ast` (one line for an expression): text from a docstring never decides the
+    generated file's layout or indentation."""
+    return ast.unparse(ast.parse(src.strip(), mode=mode))
+
+
 def docstring_examples(docstring: str) -> list[Example]:
     """The `>>>` examples that show a result (or an exception); statements before them are setup."""
     try:
@@ -63,11 +69,17 @@ def docstring_examples(docstring: str) -> list[Example]:
         want = ex.want.rstrip("\n")
         if ex.exc_msg is not None:
             name = ex.exc_msg.split(":", 1)[0].strip().rsplit(".", 1)[-1]
-            if name.isidentifier():
-                out.append(Example(src, raises=name, setup=tuple(setup), origin="docstring"))
+            try:
+                if name.isidentifier():
+                    out.append(Example(_code(src, "exec"), raises=name, setup=tuple(setup), origin="docstring"))
+            except SyntaxError:
+                pass
             continue
         if not want:
-            setup.append(src)
+            try:
+                setup.append(_code(src, "exec"))
+            except SyntaxError:
+                pass
             continue
         if not _is_expression(src):
             continue
@@ -77,9 +89,9 @@ def docstring_examples(docstring: str) -> list[Example]:
             out.append(Example(ast.unparse(node.args[0]), repr(want), setup=tuple(setup), by_str=True,
                                origin="docstring"))
         elif _literal(want):
-            out.append(Example(src, want, setup=tuple(setup), origin="docstring"))
+            out.append(Example(_code(src), _code(want), setup=tuple(setup), origin="docstring"))
         else:
-            out.append(Example(src, repr(want), setup=tuple(setup), by_repr=True, origin="docstring"))
+            out.append(Example(_code(src), repr(want), setup=tuple(setup), by_repr=True, origin="docstring"))
     return out
 
 
@@ -139,14 +151,14 @@ def text_examples(goal: str, callable_names: Iterable[str] = ()) -> list[Example
 def _one_clause(clause: str) -> Example | None:
     raised = _RAISES.search(clause)
     if raised and _is_expression(raised.group("call")):
-        return Example(raised.group("call"), raises=raised.group("exc"))
+        return Example(_code(raised.group("call")), raises=raised.group("exc"))
     for pattern in _ACTUAL_THEN_EXPECTED + _EXPECTED:
         m = pattern.search(clause)
         if m is None or not _is_expression(m.group("call")):
             continue
         value = _value_prefix(m.group("value"))
         if value:
-            return Example(m.group("call"), value)
+            return Example(_code(m.group("call")), _code(value))
     return None
 
 
@@ -191,7 +203,7 @@ def module_names(module_source: str) -> set[str]:
 
 def _check(ex: Example) -> list[str]:
     if ex.raises:
-        return [f"with pytest.raises({ex.raises}):", f"    {ex.call}"]
+        return ["with pytest.raises(" + ex.raises + "):"] + [f"    {line}" for line in ex.call.splitlines()]
     if ex.by_str:
         return [f"assert str({ex.call}) == {ex.expected}"]
     if ex.by_repr:

@@ -10,6 +10,7 @@ test's own making, a fixture or collection error).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
@@ -36,6 +37,16 @@ class Verification:
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _collection_error(text: str) -> str:
+    """The exception line of a collection error ("ModuleNotFoundError: No module named 'x'")."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        m = re.match(r"^(?:E\s+)?((?:[\w.]+)(?:Error|Exception|Exit)\b.*)$", line)
+        if m:
+            return m.group(1)
+    return lines[-1] if lines else "a collection error"
 
 
 def _reason(result: TestResult, test_path: str) -> str:
@@ -65,7 +76,7 @@ def judge(report: TestReport, node_ids: Sequence[str], test_path: str) -> Verifi
     if report.problem:
         return Verification(False, f"the test could not run: {report.problem}")
     if report.collection_errors:
-        return Verification(False, f"fails for the wrong reason: {_first_line(report.collection_errors[-1][-400:])}")
+        return Verification(False, f"fails for the wrong reason: {_collection_error(report.collection_errors[-1])[:300]}")
     if report.timed_out:
         return Verification(False, "fails for the wrong reason: the test run hit its time limit")
     wanted = set(node_ids)

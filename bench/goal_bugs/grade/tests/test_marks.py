@@ -1,0 +1,5 @@
+from school.marks import grade
+
+
+def test_top():
+    assert grade(100) == "A"

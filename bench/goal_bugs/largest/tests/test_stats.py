@@ -1,0 +1,5 @@
+from stats import smallest
+
+
+def test_smallest():
+    assert smallest([3, 1, 2]) == 1

@@ -1,0 +1,3 @@
+def last(items):
+    """The last item of a non-empty list."""
+    return items[0]
