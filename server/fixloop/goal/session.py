@@ -83,6 +83,8 @@ class GoalSession:
         try:
             self.prepared = self._prepare(on_event)
         except GoalRefused as e:
+            if self._cancel.is_set():  # e.g. a model author stopped mid-request by the cancel
+                return self._stopped(Status.CANCELLED, "cancelled", on_event, start)
             self.problem = "usage" if e.usage else "test"
             return self._stopped(Status.ERROR, e.message, on_event, start)
         except Unanswered as e:
