@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
-from .core.model import Finding, Scope, Task
+from .core.model import Finding, Scope, Task, Usage
 from .core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory
 from .goal.ports import GoalAuthor
 from .graph.memory import GraphMemory
@@ -82,6 +82,29 @@ def _mined(demoted: bool) -> Callable[[ProposerInputs], Proposer | None]:
     return make
 
 
+def make_goal_author(settings: Settings, cancelled: Callable[[], bool] = lambda: False) -> GoalAuthor:
+    """Who writes a goal's questions, spec and reproduction test: Claude when a key is set (and the run is not
+    offline), with the offline author as its fallback for any step the model cannot do; else the offline one."""
+    from .goal.offline import OfflineAuthor
+    from .llm.goal_author import ClaudeGoalAuthor
+
+    offline = OfflineAuthor()
+    s = settings
+    key = llm_api_key(s)
+    if not s.llm.enabled or s.offline or not key:
+        return offline
+    daily = DailyBudget(s.llm.daily_budget_usd) if s.llm.daily_budget_usd > 0 else None
+    return ClaudeGoalAuthor(s.llm, key, s.limits(), offline, cancelled=cancelled, daily=daily)
+
+
+def after_spending(settings: Settings, spent: Usage) -> Settings:
+    """The settings of a goal's fix run: what the goal author spent comes off the run's token and dollar budget."""
+    if not spent.tokens and not spent.cost_usd:
+        return settings
+    return dataclasses.replace(settings, max_tokens=max(0, settings.max_tokens - spent.tokens),
+                               max_cost_usd=max(0.0, settings.max_cost_usd - spent.cost_usd))
+
+
 @dataclass(frozen=True)
 class ProposerKind:
     name: str  # the proposer's own `name`, as the run log and the operator statistics say it
@@ -128,14 +151,6 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         cancelled=cancelled,
         now=now,
     )
-
-
-def make_goal_author(settings: Settings) -> GoalAuthor:
-    """Who writes a goal's questions, spec and reproduction test (`goal/ports.py`). Offline: docstring and
-    goal-text examples, no model."""
-    from .goal.offline import OfflineAuthor
-
-    return OfflineAuthor()
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------

@@ -117,3 +117,28 @@ def test_fallback_parses_json_search_replace_and_diff() -> None:
 def test_an_empty_file_can_be_viewed() -> None:
     bench = Workbench({"pkg/__init__.py": ""}, None, is_test_file)
     assert bench.run(ToolCall("t", "view_file", {"path": "pkg/__init__.py"})) == ("pkg/__init__.py is empty", False)
+
+
+def test_write_test_is_offered_only_for_a_goal_and_writes_only_the_new_test_file(tmp_path: Path) -> None:
+    for name, body in SRC.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    content = "from pkg.calc import twice\n\n\ndef test_twice_three():\n    assert twice(3) == 6\n"
+    plain = Workbench(dict(SRC), tmp_path, is_test_file)
+    out, err = plain.run(ToolCall("t", "write_test", {"path": "tests/test_goal.py", "content": content}))
+    assert err and "no tool named 'write_test'" in out  # the repair model never gets it
+
+    bench = Workbench(dict(SRC), tmp_path, is_test_file, test_path="tests/test_goal.py")
+    (tmp_path / "tests" / "test_planted.py").write_text("# not in sources, but on disk\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "tests")
+    for path, why in [("pkg/calc.py", "not a test file name"), ("tests/conftest.py", "not a test file name"),
+                      ("tests/test_calc.py", "already exists"), ("tests/test_planted.py", "already exists"),
+                      ("linked/test_goal.py", "symbolic link"), ("test_goal.py", "outside the project's tests folder"),
+                      (".hidden/test_goal.py", "hidden")]:
+        out, err = bench.run(ToolCall("t", "write_test", {"path": path, "content": content}))
+        assert err and why in out, (path, out)
+    out, err = bench.run(ToolCall("t", "write_test", {"path": "tests/test_goal.py", "content": content}))
+    assert not err and out == "wrote tests/test_goal.py: tests test_twice_three"
+    assert bench.tests == {"tests/test_goal.py": content} and bench.edited == {}
+    assert not (tmp_path / "tests" / "test_goal.py").exists()  # kept in memory: the run verifies, the user reviews
+    assert (tmp_path / "tests" / "test_planted.py").read_text() == "# not in sources, but on disk\n"

@@ -90,6 +90,33 @@ function H.project(overlay)
   return root
 end
 
+--- Copy the goal fixture (editors/shared/fixtures/goal_shop: a bug no test catches, shown by a docstring
+--- example) to a temp dir.
+---@return string root
+function H.goal_project()
+  local root = vim.fn.tempname()
+  vim.fn.mkdir(root, 'p')
+  local r = vim.system({ 'cp', '-r', H.repo .. '/editors/shared/fixtures/goal_shop/.', root }):wait()
+  assert(r.code == 0, 'copy failed: ' .. (r.stderr or ''))
+  return root
+end
+
+--- Start the scripted Anthropic-compatible server (tests/llm/goal_model.py) on 127.0.0.1.
+---@return string url
+---@return vim.SystemObj proc (kill it with proc:kill(15))
+---@return string requests_file one JSON line per model request
+function H.scripted_model()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local url_file, requests = dir .. '/url', dir .. '/requests.jsonl'
+  local proc = vim.system({ H.python, '-m', 'tests.llm.goal_model', '--url-file', url_file, '--requests-file', requests },
+    { cwd = H.repo, text = true })
+  H.wait(30000, function()
+    return vim.uv.fs_stat(url_file) ~= nil
+  end, 'the scripted model server to listen')
+  return vim.fn.readfile(url_file)[1], proc, requests
+end
+
 --- The stub server as the fixloop command.
 function H.stub_cmd(...)
   return { H.python, H.stub, ... }

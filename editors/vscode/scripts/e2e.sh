@@ -13,6 +13,8 @@
 #       FIXLOOP_E2E_INSTALL_ONLY=1   stop after installing the tools
 #       FIXLOOP_E2E_ONLY=REGEX  run only the checks whose name matches (the server then comes from PYTHON,
 #                               not from the install; for developing one check)
+#       FIXLOOP_E2E_SUITE=goal       run only the goal-mode suite (e2e/goal.e2e.mjs); FIXLOOP_E2E_SUITE=main: only
+#                                    the main one
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
@@ -117,11 +119,14 @@ log "tools ready in ${install_seconds}s (cache: $cache)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/fixloop-vscode-e2e-XXXXXX")
 mkdir -p "$out"
 cs_pid=""
+goal_cs_pid=""
+model_pid=""
 cleanup() {
-  if [ -n "$cs_pid" ]; then
-    kill -- "-$cs_pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
-    wait "$cs_pid" 2>/dev/null || true
-  fi
+  for pid in $cs_pid $goal_cs_pid; do
+    kill -- "-$pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
+    wait "$pid" 2>/dev/null || true
+  done
+  if [ -n "$model_pid" ]; then kill "$model_pid" 2>/dev/null || true; wait "$model_pid" 2>/dev/null || true; fi
   cp "$work/code-server.log" "$out/" 2>/dev/null || true
   find "$work/user/logs" \( -name fixloop.log -o -name remoteexthost.log \) -exec cp {} "$out/" \; 2>/dev/null || true
   [ -d "$work/ws/.fixloop/runs" ] && cp -r "$work/ws/.fixloop/runs" "$out/runs" 2>/dev/null || true
@@ -210,6 +215,8 @@ export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
 "$code_server" --extensions-dir "$work/ext" --user-data-dir "$work/user" --install-extension "$work/fixloop.vsix" >&2 \
   || die "installing the .vsix into code-server failed"
 
+ui_seconds=0
+if [ "${FIXLOOP_E2E_SUITE:-}" != goal ]; then   # (the main suite, up to the API key check)
 # --- code-server on loopback -------------------------------------------------------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PIP_CONFIG_FILE=$work/pip.conf setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
@@ -260,10 +267,74 @@ if [ -s "$out/api-key.txt" ]; then
   fi
   rm -f "$out/api-key.txt"
 fi
+fi   # the main suite
+
+# --- goal mode: "Fix: describe the problem…" on copies of editors/shared/fixtures/goal_shop -------------
+# A second code-server with its own user data: fixloop.pythonPath is this checkout's Python (no install),
+# and the user's config file (FIXLOOP_CONFIG) points the model at the scripted Anthropic-compatible server
+# on 127.0.0.1 (tests/llm/goal_model.py) with a made-up key. The offline copy says `offline = true`.
+goal_suite() {
+  local gw=$work/goal kind
+  mkdir -p "$gw/user/User"
+  cp "$work/user/User/settings.json" "$gw/user/User/settings.json"
+  for kind in offline model; do
+    mkdir -p "$gw/$kind/.vscode"
+    tar -C "$repo/editors/shared/fixtures/goal_shop" --exclude=__pycache__ --exclude=.fixloop -cf - . | tar -C "$gw/$kind" -xf -
+    cat > "$gw/$kind/.vscode/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.memory.location": "$gw/memory-$kind",
+  "fixloop.trace.server": "verbose"
+}
+JSON
+  done
+  sed -i 's/^\[tool.fixloop\]$/[tool.fixloop]\noffline = true/' "$gw/offline/pyproject.toml"
+  (cd "$repo" && exec "$python" -m tests.llm.goal_model --url-file "$gw/model-url" --requests-file "$gw/requests.jsonl") \
+    > "$gw/model.log" 2>&1 &
+  model_pid=$!
+  for _ in $(seq 1 150); do [ -s "$gw/model-url" ] && break; sleep 0.2; done
+  [ -s "$gw/model-url" ] || { cat "$gw/model.log" >&2; echo "FAIL goal: the scripted model server did not start" | tee -a "$out/e2e.log"; return; }
+  printf '[llm]\nbase_url = "%s"\napi_key = "test-key-not-real"\nmax_retries = 0\n' "$(cat "$gw/model-url")" > "$gw/config.toml"
+  local gport
+  gport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  FIXLOOP_CONFIG=$gw/config.toml setsid "$code_server" --auth none --bind-addr "127.0.0.1:$gport" --disable-telemetry \
+    --disable-update-check --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" \
+    --user-data-dir "$gw/user" "$gw/offline" > "$gw/code-server.log" 2>&1 &
+  goal_cs_pid=$!
+  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$gport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  log "goal suite: code-server on 127.0.0.1:$gport, scripted model at $(cat "$gw/model-url")"
+  set +e
+  E2E_GOAL_OFFLINE_URL="http://127.0.0.1:$gport/?folder=$gw/offline" E2E_GOAL_OFFLINE_WS=$gw/offline \
+    E2E_GOAL_MODEL_URL="http://127.0.0.1:$gport/?folder=$gw/model" E2E_GOAL_MODEL_WS=$gw/model \
+    E2E_GOAL_REQUESTS=$gw/requests.jsonl E2E_SHOTS=$out E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core \
+    E2E_CHROMIUM=$(command -v chromium) timeout 1200 node "$here/e2e/goal.e2e.mjs" | tee -a "$out/e2e.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" != 0 ] && ! grep -q '^FAIL goal' "$out/e2e.log"; then
+    echo "FAIL goal: the browser script exited with status $rc" | tee -a "$out/e2e.log"
+  fi
+  kill -- "-$goal_cs_pid" 2>/dev/null || true; wait "$goal_cs_pid" 2>/dev/null || true; goal_cs_pid=""
+  kill "$model_pid" 2>/dev/null || true; wait "$model_pid" 2>/dev/null || true; model_pid=""
+  if (cd "$gw/offline" && "$python" -m pytest -q -p no:cacheprovider > "$out/pytest-goal-offline.log" 2>&1) \
+      && grep -q "def test_" "$gw"/offline/tests/test_*goal*.py 2>/dev/null; then
+    echo "PASS goal offline: the new test and the suite pass after Apply (pytest)" | tee -a "$out/e2e.log"
+  else
+    tail -n 5 "$out/pytest-goal-offline.log"
+    echo "FAIL goal offline: the new test and the suite pass after Apply (pytest)" | tee -a "$out/e2e.log"
+  fi
+  cp "$gw/code-server.log" "$out/goal-code-server.log" 2>/dev/null || true
+  find "$gw/user/logs" -name fixloop.log -exec cp {} "$out/goal-fixloop.log" \; 2>/dev/null || true
+  for kind in offline model; do
+    [ -d "$gw/$kind/.fixloop/runs" ] && cp -r "$gw/$kind/.fixloop/runs" "$out/goal-runs-$kind" 2>/dev/null || true
+  done
+}
+t0=$(date +%s)
+[ "${FIXLOOP_E2E_SUITE:-}" = main ] || [ -n "${FIXLOOP_E2E_ONLY:-}" ] || goal_suite
+goal_seconds=$(( $(date +%s) - t0 ))
 
 passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
 failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
 echo "screenshots and logs: $out"
-echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, total $(( $(date +%s) - start_all ))s"
+echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, goal ${goal_seconds}s, total $(( $(date +%s) - start_all ))s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { API_KEY_SECRET, ServerController } from "./server";
 import { RunSummary, summaryDocument } from "./summary";
+import { goalProblem } from "./goal";
 import { testAt } from "./testAt";
 
 function activePythonUri(): vscode.Uri | undefined {
@@ -23,6 +24,16 @@ function memoryIdAtCursor(editor: vscode.TextEditor | undefined): string | undef
     }
   }
   return undefined;
+}
+
+/** The `fixloop.fix` argument of a goal: the words, and the file and cursor they are likely about. */
+function goalArgument(goal: string, editor: vscode.TextEditor | undefined): object {
+  const document = editor?.document;
+  if (!editor || !document || document.uri.scheme !== "file" || document.languageId !== "python") {
+    return { goal: goal.trim() };
+  }
+  const position = editor.selection.active;
+  return { goal: goal.trim(), uri: document.uri.toString(), position: { line: position.line, character: position.character } };
 }
 
 interface FixResult {
@@ -67,6 +78,31 @@ export function registerCommands(
       position: { line: position.line, character: position.character },
     };
     reportQueued(await server.execute<FixResult>("fixloop.fix", argument));
+  });
+
+  register("fixloop.client.fixGoal", async (given?: string) => {
+    // The words become a spec, a failing reproduction test (reviewed like any hunk), then the fix. The server
+    // may ask clarifying questions with window/showMessageRequest: a message with one button per choice.
+    const editor = vscode.window.activeTextEditor;
+    const text =
+      typeof given === "string"
+        ? given
+        : await vscode.window.showInputBox({
+            title: "fixloop: Fix: describe the problem",
+            prompt: "What is wrong, in words (e.g. \"the bulk discount is applied one unit too late\")",
+            placeHolder: "make line_total match its docstring",
+            ignoreFocusOut: true,
+            validateInput: (value) => (goalProblem(value) ? goalProblem(value) : undefined),
+          });
+    if (text === undefined) {
+      return; // Escape
+    }
+    const problem = goalProblem(text);
+    if (problem) {
+      void vscode.window.showWarningMessage(`fixloop: ${problem}`);
+      return;
+    }
+    reportQueued(await server.execute<FixResult>("fixloop.fix", goalArgument(text, editor)));
   });
 
   register("fixloop.client.cancel", async () => {

@@ -6,10 +6,14 @@ export interface Hunk {
   start_line: number;
   end_line: number;
   state: string;
+  new_file?: boolean; // a goal's reproduction test: the hunk creates its file
 }
 
 export interface RunSummary {
   run_id: string;
+  goal?: string; // goal mode: the problem in words, its spec and the new test file
+  spec?: { expected?: string; where?: string };
+  test_file?: string;
   status: string;
   message?: string;
   diff?: string;
@@ -55,11 +59,15 @@ export function summaryDocument(summary: RunSummary): string {
   const lines = [
     `# fixloop run ${summary.run_id}: ${statusWord(summary.status)}`,
     ...(summary.message ? [`# ${summary.message}`] : []),
+    ...(summary.goal ? [`# goal: ${summary.goal}`] : []),
+    ...(summary.spec?.expected ? [`# spec: ${summary.spec.where ?? "?"}: expected ${summary.spec.expected}`] : []),
+    ...(summary.test_file ? [`# reproduction test: ${summary.test_file}`] : []),
     `# ${summary.candidates_evaluated ?? 0} candidates, ${summary.test_runs ?? 0} test runs, ` +
       `${summary.tokens ?? 0} tokens, $${(summary.cost_usd ?? 0).toFixed(4)}, ${(summary.wall_seconds ?? 0).toFixed(1)} s`,
   ];
   for (const hunk of summary.hunks ?? []) {
-    lines.push(`# hunk ${hunk.id} (lines ${hunk.start_line + 1}-${hunk.end_line}): ${hunk.state}`);
+    const where = hunk.new_file ? "new file" : `lines ${hunk.start_line + 1}-${hunk.end_line}`;
+    lines.push(`# hunk ${hunk.id} (${where}): ${hunk.state}`);
   }
   lines.push("", summary.diff ?? "");
   return lines.join("\n");

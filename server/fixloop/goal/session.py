@@ -23,7 +23,7 @@ from ..rundir import open_run_dir, replace_file
 from ..runlog import RunLog, new_run_id
 from ..session import FixSession, seed_of
 from ..testgen.verify import Verification, verify
-from ..wiring import make_goal_author, make_runner, make_task
+from ..wiring import after_spending, make_goal_author, make_runner, make_task
 from ..workspace_io import ApplyResult
 from . import memory as goal_memory
 from .index import Index
@@ -60,7 +60,9 @@ class GoalSession:
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.seed = seed
         self.ask = ask
-        self.author: GoalAuthor = author or make_goal_author(settings)
+        self._cancel = threading.Event()
+        # With a key (and not offline) a model writes the questions, spec and test; the offline author otherwise.
+        self.author: GoalAuthor = author or make_goal_author(settings, self._cancel.is_set)
         self.run_id = new_run_id()
         self.summary: dict[str, Any] = {}
         self.outcome: Outcome | None = None
@@ -68,7 +70,6 @@ class GoalSession:
         self.inner: FixSession | None = None
         self.problem = ""  # usage | test | "" (see docs/protocol.md "Goal mode")
         self.lessons: list[dict[str, Any]] = []  # past goals with similar words (the memory)
-        self._cancel = threading.Event()
 
     # ---- the Session protocol ------------------------------------------------------------------
     def cancel(self) -> None:
@@ -82,6 +83,8 @@ class GoalSession:
         try:
             self.prepared = self._prepare(on_event)
         except GoalRefused as e:
+            if self._cancel.is_set():  # e.g. a model author stopped mid-request by the cancel
+                return self._stopped(Status.CANCELLED, "cancelled", on_event, start)
             self.problem = "usage" if e.usage else "test"
             return self._stopped(Status.ERROR, e.message, on_event, start)
         except Unanswered as e:
@@ -90,7 +93,9 @@ class GoalSession:
             return self._stopped(Status.CANCELLED, "cancelled", on_event, start)
         p = self.prepared
         seed = self.seed if self.seed is not None else seed_of(self.run_id)
-        self.inner = FixSession(self.workspace, self.settings, Scope("file", p.test.path),
+        # One budget for the goal: what the author spent comes off the fix run's token and dollar limits.
+        self.inner = FixSession(self.workspace, after_spending(self.settings, self.author.usage()),
+                                Scope("file", p.test.path),
                                 {**self.overlays, p.test.path: p.test.source}, self.notes, seed)
         self.inner.run_id = self.run_id
         if self._cancel.is_set():
@@ -129,6 +134,12 @@ class GoalSession:
                            assumptions=() if found.certain or len(found.candidates) > 1 else (
                                f"the goal is about {found.candidates[0].where} ({found.reason})",))
 
+    def _author_notes(self, on_event: Callable[[Event], None]) -> None:
+        """What a model author had to say (a fallback to the offline author, a spent budget), once each."""
+        notes = getattr(self.author, "notes", None)
+        while notes:
+            self._note(on_event, notes.pop(0))
+
     def _answer(self, ctx: GoalContext, on_event: Callable[[Event], None], asked: list[dict[str, Any]]) -> GoalContext:
         for _ in range(MAX_QUESTIONS):
             pending = [q for q in self.author.questions(ctx) if q.id not in ctx.answers][:MAX_QUESTIONS - len(asked)]
@@ -155,6 +166,7 @@ class GoalSession:
         asked: list[dict[str, Any]] = []
         ctx = self._answer(ctx, on_event, asked)
         spec = self.author.spec(ctx)
+        self._author_notes(on_event)
         where = spec.target or ctx.candidates[0]
         ctx = dataclasses.replace(ctx, test_path=new_test_path(self.workspace, project_files(self.workspace),
                                                                where.path, where.function))
@@ -164,6 +176,7 @@ class GoalSession:
             test = self.author.reproduction_test(spec, ctx, feedback)
             if test.path != ctx.test_path:
                 raise GoalRefused(f"the author wrote {test.path}, not the new test file {ctx.test_path}")
+            self._author_notes(on_event)
             unsafe = self._unsafe(test)
             if unsafe:
                 raise GoalRefused(f"the reproduction test would do something unsafe, so it is not offered: {unsafe}")
@@ -214,6 +227,12 @@ class GoalSession:
 
     def _goal_summary(self, summary: dict[str, Any]) -> dict[str, Any]:
         p = self.prepared
+        spent = self.author.usage()  # the goal author's model calls count as the run's
+        usage = {"llm_calls": spent.llm_calls, "tokens": spent.tokens, "input_tokens": spent.input_tokens,
+                 "output_tokens": spent.output_tokens, "cache_read_tokens": spent.cache_read_tokens,
+                 "cache_write_tokens": spent.cache_write_tokens}
+        summary = {**summary, **{k: summary.get(k, 0) + v for k, v in usage.items()},
+                   "cost_usd": round(summary.get("cost_usd", 0.0) + spent.cost_usd, 6)}
         out = {**summary, "goal": self.goal.text, "goal_problem": self.problem,
                "spec": p.spec.as_dict() if p else None, "test_file": p.test.path if p else "",
                "test_origin": p.test.origin if p else "", "questions": p.questions if p else [],

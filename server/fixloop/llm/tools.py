@@ -1,9 +1,10 @@
-"""The model's tools over the scratch copy: three read-only ones and one edit tool.
+"""The model's tools over the scratch copy: three read-only ones, one edit tool, and (for a goal's
+reproduction test only) `write_test`.
 
 Every input is validated here. A bad input (missing file, ambiguous or absent snippet, a path
 outside the project, a symlink, a test file) becomes an error string returned to the model and
 recorded; nothing is ever written to disk: edits go to an in-memory working copy that becomes
-the proposed Patch.
+the proposed Patch, and a written test is kept in memory for the goal run to verify and offer.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from ..core.model import FileChange, Patch
 from ..core.patch import replace_snippet
@@ -58,8 +59,41 @@ TOOL_SPECS: tuple[dict[str, Any], ...] = (
 )
 
 
+WRITE_TEST_TOOL = "write_test"
+WRITE_TEST_SPEC: dict[str, Any] = {
+    "name": WRITE_TEST_TOOL,
+    "description": ("Write the whole text of a NEW pytest test file (a reproduction test). Only a test file is "
+                    "allowed: a name like test_*.py or *_test.py, never conftest.py, never an existing file. "
+                    "Calling it again replaces what you wrote before."),
+    "input_schema": {"type": "object", "properties": {
+        "path": {"type": "string", "description": "the test file's path relative to the project root"},
+        "content": {"type": "string", "description": "the whole file: imports and test_* functions"}},
+        "required": ["path", "content"]},
+}
+MAX_TEST_CHARS = 40_000
+_TEST_NAME = re.compile(r"^(test_[A-Za-z0-9_]*|[A-Za-z0-9_]+_test)\.py$")
+_TEST_DEF = re.compile(r"^(?:async\s+)?def\s+(test[A-Za-z0-9_]*)\s*\(", re.M)
+
+
 class ToolError(Exception):
     pass
+
+
+def test_file_problem(path: str, existing: Collection[str], tests_folder: str = "") -> str:
+    """Why `path` (normalised, relative) may not be written by `write_test`, or "" when it may.
+
+    A new test file only: a test_*.py / *_test.py name (never conftest.py, which pytest runs while
+    collecting), inside the project's tests folder when it has one, and not a file that exists."""
+    name = path.rsplit("/", 1)[-1]
+    if not _TEST_NAME.match(name):
+        return (f"{path} is not a test file name; write_test only writes a new test file named test_*.py "
+                "or *_test.py")
+    folder = tests_folder.strip("/")
+    if folder and not path.startswith(folder + "/"):
+        return f"{path} is outside the project's tests folder; write the test under {folder}/"
+    if path in existing:
+        return f"{path} already exists; write_test never overwrites a file: choose a new name"
+    return ""
 
 
 @dataclass
@@ -72,6 +106,9 @@ class Workbench:
     edited: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     calls: int = 0
+    # `write_test` is offered only when this is set: the one path the goal run will write ("" = none).
+    test_path: str = ""
+    tests: dict[str, str] = field(default_factory=dict)  # path -> text written with write_test
 
     def text(self, path: str) -> str:
         return self.edited.get(path, self.sources[path])
@@ -81,6 +118,8 @@ class Workbench:
         self.calls += 1
         handlers = {"view_file": self._view, "module_outline": self._outline, "search_symbol": self._search,
                     EDIT_TOOL: self._replace}
+        if self.test_path:
+            handlers[WRITE_TEST_TOOL] = self._write_test
         try:
             handler = handlers.get(call.name)
             if handler is None:
@@ -111,6 +150,29 @@ class Workbench:
         self.edited[name] = after
         start = before[: before.index(old)].count("\n") + 1
         return f"replaced lines {start}-{start + old.count(chr(10))} of {name}"
+
+    def write_test(self, path: Any, content: Any) -> str:
+        """The write_test tool's validation and effect: a new test file, kept in memory."""
+        name = self._path(path, edit=False)
+        folder = self.test_path.rsplit("/", 1)[0] if "/" in self.test_path else ""
+        problem = test_file_problem(name, self.sources, folder)
+        if not problem and self.workspace is not None and (self.workspace / name).exists():
+            problem = f"{name} already exists; write_test never overwrites a file: choose a new name"
+        if problem:
+            raise ToolError(problem)
+        if name != self.test_path:
+            raise ToolError(f"write the reproduction test to {self.test_path} (the file this run creates), not {name}")
+        if not isinstance(content, str) or not content.strip():
+            raise ToolError("`content` must be the whole test file as a non-empty string")
+        if len(content) > MAX_TEST_CHARS:
+            raise ToolError(f"the test file is {len(content)} characters; keep it under {MAX_TEST_CHARS}")
+        tree = parse(content)
+        if tree.root_node.has_error:
+            raise ToolError(f"{name} would have a syntax error near line {_first_error_line(tree.root_node)}; not written")
+        if not _TEST_DEF.search(content):
+            raise ToolError(f"{name} has no top-level test function (def test_...(): ...)")
+        self.tests[name] = content if content.endswith("\n") else content + "\n"
+        return f"wrote {name}: tests {', '.join(test_names(content))}"
 
     def patch(self, proposer: str, operator: str, summary: str, meta: Mapping[str, Any]) -> Patch | None:
         changes = tuple(FileChange(p, self.sources[p], after) for p, after in sorted(self.edited.items())
@@ -164,6 +226,9 @@ class Workbench:
     def _replace(self, args: Mapping[str, Any]) -> str:
         return self.replace(args.get("path"), args.get("old"), args.get("new"))
 
+    def _write_test(self, args: Mapping[str, Any]) -> str:
+        return self.write_test(args.get("path"), args.get("content"))
+
     # ----- validation ----------------------------------------------------------------------------
 
     def _path(self, raw: Any, edit: bool) -> str:
@@ -203,6 +268,11 @@ class Workbench:
             except OSError:
                 pass
         raise ToolError(f"{name} does not exist (or is too large to show)")
+
+
+def test_names(source: str) -> tuple[str, ...]:
+    """The top-level test functions of a test file, in order."""
+    return tuple(dict.fromkeys(_TEST_DEF.findall(source)))
 
 
 def _int(value: Any, what: str) -> int:

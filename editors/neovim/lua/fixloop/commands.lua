@@ -76,6 +76,57 @@ function M.fix_test(bufnr)
   start_run(bufnr, { scope = 'position', position = params.position })
 end
 
+--- Why `text` cannot be sent as a goal, or nil when it can (the server checks it again).
+---@param text string
+---@return string|nil
+function M.goal_problem(text)
+  local goal = vim.trim(text or '')
+  if goal == '' then
+    return 'describe the problem in a few words, e.g. :FixloopFix! make line_total match its docstring'
+  end
+  if not goal:find('%a%a') then
+    return 'the description needs words, e.g. :FixloopFix! line_total(1.0, 10) should be 9.0'
+  end
+  if #goal > 2000 then
+    return ('the description is %d characters; keep it under 2000'):format(#goal)
+  end
+end
+
+--- Fix a problem described in words (goal mode): the server writes a spec and a failing reproduction test,
+--- may ask clarifying questions (window/showMessageRequest, shown with vim.ui.select), then fixes.
+--- With no text, asks for it with vim.ui.input.
+---@param bufnr integer
+---@param text? string
+function M.fix_goal(bufnr, text)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  local function send(goal)
+    local problem = M.goal_problem(goal)
+    if problem then
+      state.notify(problem, vim.log.levels.WARN)
+      return
+    end
+    local arg = { goal = vim.trim(goal) }
+    -- The cursor says which function the words are most likely about.
+    local win = vim.fn.bufwinid(bufnr)
+    if win ~= -1 then
+      arg.position = vim.lsp.util.make_position_params(win, client.offset_encoding).position
+    end
+    start_run(bufnr, arg)
+  end
+  if text and vim.trim(text) ~= '' then
+    send(text)
+    return
+  end
+  vim.ui.input({ prompt = 'fixloop: describe the problem: ' }, function(input)
+    if input ~= nil then -- nil: the user cancelled
+      send(input)
+    end
+  end)
+end
+
 ---@param bufnr integer
 function M.cancel(bufnr)
   local client = M.client_for(bufnr)
@@ -142,13 +193,19 @@ function M.attach(client, bufnr)
     vim.api.nvim_buf_create_user_command(bufnr, name, fn, opts)
   end
   create('FixloopFix', function(a)
-    M.fix(bufnr, a.args ~= '' and a.args or nil)
+    if a.bang then
+      M.fix_goal(bufnr, a.args)
+    else
+      M.fix(bufnr, a.args ~= '' and a.args or nil)
+    end
   end, {
-    nargs = '?',
-    complete = function()
-      return { 'workspace', 'file' }
+    nargs = '*',
+    bang = true,
+    complete = function(_, line)
+      return line:match('^%s*%S-!') and {} or { 'workspace', 'file' }
     end,
-    desc = 'fixloop: fix until the tests pass (workspace, or file: the tests in this file)',
+    desc = 'fixloop: fix until the tests pass (workspace, or file: the tests in this file); '
+      .. 'with !: fix the problem described in words',
   })
   create('FixloopFixTest', function()
     M.fix_test(bufnr)

@@ -189,7 +189,43 @@ function M.on_log_message(err, result, ctx)
   return vim.lsp.handlers['window/logMessage'](err, result, ctx)
 end
 
+--- `workspace/applyEdit` with a file creation in it: refused when the file exists. Neovim's own CreateFile
+--- truncates an existing file unless `ignoreIfExists` is set, and with it inserts the text into that file;
+--- fixloop only ever creates new files (a goal's reproduction test), so an existing one means "do not touch".
+function M.on_apply_edit(err, params, ctx)
+  local changes = type(params) == 'table' and type(params.edit) == 'table' and params.edit.documentChanges or {}
+  local created = {}
+  for _, change in ipairs(changes) do
+    if type(change) == 'table' and change.kind == 'create' and type(change.uri) == 'string' then
+      local path = vim.uri_to_fname(change.uri)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local root = client and client.root_dir or vim.fs.dirname(path)
+      local why = require('fixloop.newfile').problem(path, root)
+      if why then
+        state.notify('edit not applied: ' .. why, vim.log.levels.WARN)
+        return { applied = false, failureReason = why }
+      end
+      table.insert(created, path)
+    end
+  end
+  local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+  -- An empty buffer is one empty line: the text inserted at 0:0 leaves it as an extra last line.
+  for _, path in ipairs(created) do
+    local buf = vim.fn.bufnr(path)
+    if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
+      local n = vim.api.nvim_buf_line_count(buf)
+      if n > 1 and vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] == '' then
+        vim.api.nvim_buf_set_lines(buf, n - 1, n, false, {})
+      end
+    end
+  end
+  return result
+end
+
 M.handlers = {
+  ['workspace/applyEdit'] = function(...)
+    return M.on_apply_edit(...)
+  end,
   ['fixloop/runFinished'] = function(...)
     return M.on_run_finished(...)
   end,

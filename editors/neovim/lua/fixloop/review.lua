@@ -2,6 +2,7 @@
 --- reported to the server (fixloop.accept / fixloop.reject). The server applies accepted hunks with
 --- workspace/applyEdit, so the buffers change only through an accepted edit.
 local config = require('fixloop.config')
+local newfile = require('fixloop.newfile')
 local state = require('fixloop.state')
 
 local M = {}
@@ -83,6 +84,10 @@ function M.render(summary)
   for _, hunk in ipairs(summary.hunks or {}) do
     if hunk.path ~= last_path then
       table.insert(lines, ('diff --git a/%s b/%s'):format(hunk.path, hunk.path))
+      if newfile.is_new_file(hunk) then
+        -- A goal's reproduction test: accepting it creates the file (never over an existing one).
+        vim.list_extend(lines, { 'new file', '--- /dev/null', '+++ b/' .. hunk.path })
+      end
       last_path = hunk.path
     end
     local old = strip(vim.split(hunk.old or '', '\n', { plain = true, trimempty = false }))
@@ -95,9 +100,11 @@ function M.render(summary)
     end
     local first = #lines + 1
     local start = hunk.start_line or 0
-    table.insert(lines, ('@@ -%d,%d +%d,%d @@ [%s] %s%s'):format(start + 1, #old, start + 1, #new, hunk.state or '?',
-      hunk.id, hunk.message and hunk.state == 'conflict' and (': ' .. hunk.message:gsub('%s*\n%s*', ' ')) or ''))
-    local file = hunk.state == 'pending' and ctx_n > 0 and file_lines(hunk) or nil
+    local is_new = newfile.is_new_file(hunk)
+    table.insert(lines, ('@@ -%d,%d +%d,%d @@ [%s] %s%s%s'):format(is_new and 0 or start + 1, #old, start + 1, #new,
+      hunk.state or '?', hunk.id, is_new and ' (new file)' or '',
+      hunk.message and hunk.state == 'conflict' and (': ' .. hunk.message:gsub('%s*\n%s*', ' ')) or ''))
+    local file = not is_new and hunk.state == 'pending' and ctx_n > 0 and file_lines(hunk) or nil
     local at = file and locate(file, start, old) or nil
     if at then
       for i = math.max(1, at + 1 - ctx_n), at do
@@ -179,6 +186,41 @@ local function summarize_done(view)
   end
 end
 
+--- Accepting new-file hunks (a goal's reproduction test): one whose file exists by now (or is reached through a
+--- symbolic link) is not sent; it stays pending with a message, and the file is never touched. The server
+--- creates the others with a CreateFile edit, checked again in lsp.lua when it arrives. Returns the ids to send
+--- (nil: all pending, when nothing was held back).
+---@param view fixloop.ReviewView
+---@param client vim.lsp.Client
+---@param ids string[]|nil
+---@return string[]|nil
+function M.check_new_files(view, client, ids)
+  local wanted = nil
+  if ids then
+    wanted = {}
+    for _, id in ipairs(ids) do
+      wanted[id] = true
+    end
+  end
+  local chosen, held = {}, false
+  local root = client.root_dir or vim.fn.getcwd()
+  for _, hunk in ipairs(view.summary.hunks or {}) do
+    if (wanted and wanted[hunk.id]) or (not wanted and hunk.state == 'pending') then
+      local why = newfile.is_new_file(hunk) and newfile.problem(newfile.path(hunk, root), root) or nil
+      if why then
+        held = true
+        state.notify(('hunk %s not applied: %s'):format(hunk.id, why), vim.log.levels.WARN)
+      else
+        table.insert(chosen, hunk.id)
+      end
+    end
+  end
+  if not held then
+    return ids
+  end
+  return chosen
+end
+
 --- Report a decision on some hunks (nil ids: all pending ones) and redraw.
 ---@param buf integer review buffer
 ---@param verb 'accept'|'reject'
@@ -189,6 +231,13 @@ function M.decide(buf, verb, ids)
   if not client then
     state.notify('the language server is gone; reopen the review after it restarts', vim.log.levels.ERROR)
     return
+  end
+  if verb == 'accept' then
+    ids = M.check_new_files(view, client, ids)
+    if ids and #ids == 0 then
+      refresh(buf, summarize_done)
+      return
+    end
   end
   local arg = { run_id = view.run_id }
   if ids then
