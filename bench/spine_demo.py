@@ -1,6 +1,9 @@
 """The README demo, timed: copy, baseline, localization, candidates, and the ratio to one plain pytest run.
 
-Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3]
+Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3] [--python PATH]
+
+`--python` is the interpreter of both the plain run and the fix (default: this one, which carries the dev
+environment's pytest plugins, each loaded by every pytest process; a project's own virtualenv usually has fewer).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sandbox", default="auto")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     rows: list[dict[str, float]] = []
     plain: list[float] = []
@@ -34,10 +38,10 @@ def main() -> None:
             project = Path(tmp) / "inventory"
             shutil.copytree(REPO / "examples" / "inventory", project, ignore=shutil.ignore_patterns(".fixloop", "__pycache__"))
             t0 = time.monotonic()
-            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
+            subprocess.run([args.python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
                            capture_output=True, timeout=300)
             plain.append(time.monotonic() - t0)
-            settings, _ = load({"python": sys.executable, "sandbox": {"backend": args.sandbox},
+            settings, _ = load({"python": args.python, "sandbox": {"backend": args.sandbox},
                                 "memory": {"enabled": False}, "offline": True})
             session = FixSession(project, settings)
             outcome = session.run()
@@ -50,7 +54,8 @@ def main() -> None:
     one = statistics.median(plain)
     backend = args.sandbox
     loadavg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"README demo on examples/inventory (sandbox={backend}, median of {args.repeat}, load average {loadavg})")
+    print(f"README demo on examples/inventory (sandbox={backend}, python={args.python}, median of {args.repeat}, "
+          f"load average {loadavg})")
     for key in ("copy", "baseline", "localize", "candidates", "total"):
         print(f"  {key:<11} {med.get(key, 0.0):7.2f} s")
     rest = med["total"] - sum(med.get(k, 0.0) for k in ("baseline", "localize", "candidates"))
