@@ -18,10 +18,6 @@ CHUNK = 2000
 ALL_ROWS = 100_000_000
 
 
-def _chunks(items: Sequence[str], size: int = CHUNK) -> list[Sequence[str]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
-
-
 def _ids(store: MemoryStore, table: str, where: str = "") -> set[str]:
     return {r["id"] for r in store.rows(table, where, ["id"], limit=ALL_ROWS)}
 
@@ -44,8 +40,7 @@ def push_ids(cache: MemoryStore, remote: MemoryStore, queued: dict[str, list[str
         if not queued.get(table):
             continue
         present = _ids(remote, table)
-        for chunk in _chunks(queued[table]):
-            rows = cache.rows(table, where_in("id", chunk), limit=len(chunk))
+        for rows in _fetch(cache, table, "", queued[table]):
             sent += send(remote, table, for_sharing(table, rows, share), present)
     return sent
 
@@ -81,17 +76,17 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
     return pulled
 
 
-def _fetch(remote: MemoryStore, table: str, where: str, missing: Sequence[str]) -> Iterator[list[dict[str, Any]]]:
-    """The shared rows with these ids, a chunk at a time. A few are asked for by id; many are taken from one
+def _fetch(store: MemoryStore, table: str, where: str, missing: Sequence[str]) -> Iterator[list[dict[str, Any]]]:
+    """The rows of `store` with these ids, a chunk at a time. A few are asked for by id; many are taken from one
     streamed pass over the table, since on object storage every filter by id reads the whole id column
     (fifty such reads made a pull of 100,000 rows outlast a slow server's patience)."""
     if len(missing) <= CHUNK:
         if missing:
-            yield remote.rows(table, where_in("id", missing), limit=len(missing))
+            yield store.rows(table, where_in("id", missing), limit=len(missing))
         return
     wanted = set(missing)
-    columns = [c for c in remote.table(table).schema.names if c != "vector"]
-    query = remote.table(table).search()
+    columns = [c for c in store.table(table).schema.names if c != "vector"]
+    query = store.table(table).search()
     if where:
         query = query.where(where)
     for batch in query.select(columns).limit(ALL_ROWS).to_batches(CHUNK):
