@@ -1,0 +1,81 @@
+"""A strategy applied to the loop's proposers (real loop, scripted proposers and runner): the lead's first
+few candidates go first, every proposer keeps its turn, and no fix within budget is lost."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from fixloop.core.model import Limits, Patch, Status, Usage
+from fixloop.core.ports import ProposalContext
+from fixloop.strategies.arrange import Part, arrange, available
+from fixloop.strategies.bandit import LEAD_MAX
+from fixloop.strategies.names import DEFAULT
+from tests.core.test_loop import GOOD, _run
+from tests.fakes import ScriptedProposer
+
+WRONG = [f"def double(x):\n    return x * {i}\n" for i in range(3, 40)]
+
+
+def proposers() -> list[ScriptedProposer]:
+    """Today's order: a replay that fixes it at once, then an engine with many misses before its fix."""
+    return [ScriptedProposer([GOOD], name="memory"), ScriptedProposer(WRONG + [GOOD], name="mutation")]
+
+
+def evaluated(events: list) -> list[str]:
+    return [e.data["proposer"] for e in events if e.kind == "candidate"]
+
+
+def test_todays_order_is_left_as_it_is() -> None:
+    given = proposers()
+    assert arrange(given, DEFAULT) == given
+    assert arrange(given, "template-first") == given  # no template proposer here: nothing to lead
+    assert arrange(given[1:], "mutation-first") == given[1:]  # already first
+
+
+def test_the_lead_puts_at_most_lead_max_candidates_first_then_todays_order() -> None:
+    outcome, events, _ = _run(arrange(proposers(), "mutation-first"))
+    assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer == "memory"
+    assert evaluated(events) == ["mutation"] * LEAD_MAX + ["memory"]
+
+
+def test_no_fix_within_budget_is_lost_where_a_whole_reorder_would_lose_it() -> None:
+    budget = Limits(max_candidates=LEAD_MAX + 2)
+    outcome, _, _ = _run(arrange(proposers(), "mutation-first"), limits=budget)
+    assert outcome.status is Status.FIXED
+    outcome, _, _ = _run(list(reversed(proposers())), limits=budget)  # the engine wholly first: out of budget
+    assert outcome.status is Status.LIMITS
+
+
+def test_the_lead_s_stream_goes_on_where_its_head_stopped() -> None:
+    mutation = ScriptedProposer(WRONG[:5] + [GOOD], name="mutation")
+    outcome, events, _ = _run(arrange([ScriptedProposer(WRONG[10:12], name="memory"), mutation], "mutation-first"))
+    assert evaluated(events) == ["mutation"] * 3 + ["memory"] * 2 + ["mutation"] * 3
+    assert outcome.status is Status.FIXED and outcome.candidates_evaluated == 8
+    assert len(mutation.seen_attempts) == 6  # asked once: each candidate came exactly once
+
+
+class Metered(ScriptedProposer):
+    def __init__(self) -> None:
+        super().__init__(WRONG[:6], name="llm", adaptive=True)
+        self.notes: list[str] = ["no API key"]
+        self.spent = Usage(llm_calls=2, input_tokens=100, output_tokens=20, cost_usd=0.01)
+
+    def usage(self) -> Usage:
+        return self.spent
+
+    def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
+        yield from super().propose(ctx)
+
+
+def test_a_split_proposer_s_spending_counts_once_and_its_notes_pass_through() -> None:
+    model = Metered()
+    parts = arrange([ScriptedProposer([], name="memory"), model], "model-first")
+    assert [type(p) for p in parts] == [Part, ScriptedProposer, Part]
+    assert sum(p.usage().tokens for p in parts if isinstance(p, Part)) == 120
+    assert parts[0].notes is model.notes and parts[0].adaptive and parts[0].name == "llm"
+
+
+def test_available_strategies_follow_the_proposers_present() -> None:
+    assert available(proposers()) == ["memory-first", "mutation-first"]
+    assert available([ScriptedProposer([], name="mutation")]) == ["memory-first", "mutation-first"]
+    assert "template-first" in available(proposers() + [ScriptedProposer([], name="template")])
