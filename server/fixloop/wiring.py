@@ -22,7 +22,7 @@ from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
-from .strategies.arrange import arrange, available
+from .strategies.arrange import arrange, available, default_of
 from .strategies.bandit import Choice, choose as choose_strategy
 from .strategies.outcomes import record_of
 
@@ -106,7 +106,7 @@ def make_run_ports(task: Task, settings: Settings, runner: PytestRunner, cancell
     allowed = [s for s in available(proposers) if s != "model-first" or (llm_api_key(settings) and not settings.offline)]
     learning = memory is not None and settings.strategy == "auto" and len(allowed) > 1
     choice = choose_strategy(allowed, record_of(memory) if learning else {}, task.seed, settings.strategy,
-                             learning=memory is not None)
+                             learning=memory is not None, default=default_of(proposers))
     ports = Ports(
         runner=runner,
         proposers=arrange(proposers, choice.strategy),

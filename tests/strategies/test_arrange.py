@@ -7,7 +7,7 @@ from typing import Iterator
 
 from fixloop.core.model import Limits, Patch, Status, Usage
 from fixloop.core.ports import ProposalContext
-from fixloop.strategies.arrange import Part, arrange, available
+from fixloop.strategies.arrange import Part, arrange, available, default_of
 from fixloop.strategies.bandit import LEAD_MAX
 from fixloop.strategies.names import DEFAULT
 from tests.core.test_loop import GOOD, _run
@@ -77,5 +77,7 @@ def test_a_split_proposer_s_spending_counts_once_and_its_notes_pass_through() ->
 
 def test_available_strategies_follow_the_proposers_present() -> None:
     assert available(proposers()) == ["memory-first", "mutation-first"]
-    assert available([ScriptedProposer([], name="mutation")]) == ["memory-first", "mutation-first"]
+    # Without a memory, today's order starts with the engine: that is the default, and memory-first is not there.
+    assert available([ScriptedProposer([], name="mutation")]) == ["mutation-first"]
+    assert default_of([ScriptedProposer([], name="template")] + proposers()) == "template-first"
     assert "template-first" in available(proposers() + [ScriptedProposer([], name="template")])

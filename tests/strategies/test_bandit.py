@@ -75,6 +75,13 @@ def test_a_strategy_needs_min_runs_before_its_record_counts() -> None:
     assert {c.strategy for c in (choose(OFFLINE, rec, s) for s in range(500)) if c.reason != "explore"} == {DEFAULT}
 
 
+def test_the_default_is_today_s_order_as_given() -> None:
+    rec = record(template_first=(30, 20.0), memory_first=(2, 2.0))
+    got = [choose(["template-first", "memory-first"], rec, s, default="template-first") for s in range(300)]
+    assert {c.strategy for c in got if c.reason == "default"} == {"template-first"}
+    assert {c.strategy for c in got if c.reason == "explore"} == {"memory-first"}
+
+
 def test_only_available_strategies_are_chosen() -> None:
     for seed in range(500):
         assert choose(OFFLINE, RICH, seed).strategy in OFFLINE

@@ -72,7 +72,9 @@ def test_an_empty_memory_keeps_todays_order_and_no_memory_never_explores(setting
         ports, choice = ports_for(settings, tmp_path, seed)
         assert choice.strategy == "memory-first" or choice.reason == "explore"
     off = dataclasses.replace(settings, memory=MemorySettings(enabled=False))
-    assert {ports_for(off, tmp_path, seed)[1].strategy for seed in range(30)} == {"memory-first"}
+    # Without a memory the engine leads today's order, and nothing is learned, so nothing moves it.
+    assert {(c.strategy, c.reason) for c in (ports_for(off, tmp_path, seed)[1] for seed in range(30))} == {
+        ("mutation-first", "default")}
     ports, _ = ports_for(off, tmp_path)
     assert [p.name for p in ports.proposers] == ["mutation", "llm"]
 

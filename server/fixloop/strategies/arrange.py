@@ -66,15 +66,22 @@ def lead_of(strategy: str, proposers: Sequence[Proposer]) -> Proposer | None:
     return next((p for name in names for p in proposers if p.name == name), None)
 
 
+def default_of(proposers: Sequence[Proposer]) -> str:
+    """The strategy today's order amounts to: the one its first proposer leads."""
+    first = proposers[0].name if proposers else ""
+    return next((s for s in STRATEGIES if first in LEADS[s]), DEFAULT)
+
+
 def available(proposers: Sequence[Proposer]) -> list[str]:
-    """The strategies these proposers allow (today's order always)."""
-    return [s for s in STRATEGIES if s == DEFAULT or lead_of(s, proposers) is not None]
+    """The strategies these proposers allow: today's order, and each whose lead is among them."""
+    today = default_of(proposers)
+    return [s for s in STRATEGIES if s == today or lead_of(s, proposers) is not None]
 
 
 def arrange(proposers: Sequence[Proposer], strategy: str, lead_max: int = LEAD_MAX) -> list[Proposer]:
-    """The proposers in the order `strategy` asks for. Today's order, or a lead already first, is left as is."""
+    """The proposers in the order `strategy` asks for. A lead already first (today's order) is left as is."""
     lead = lead_of(strategy, proposers)
-    if strategy == DEFAULT or lead is None or (proposers and proposers[0] is lead):
+    if lead is None or (proposers and proposers[0] is lead):
         return list(proposers)
     stream = _Stream(lead)
     return [Part(stream, lead_max)] + [Part(stream, None) if p is lead else p for p in proposers]

@@ -3,8 +3,9 @@
 A strategy only says which proposer leads the run (`names.LEADS`); every run keeps the same proposers,
 and a lead may put at most `LEAD_MAX` candidates ahead of today's order (`arrange`), so no strategy
 makes a fix dearer than that. The spirit is that of the learned operator priors (memory/priors.py):
-today's order (`names.DEFAULT`) is what a run uses until the record says otherwise, and little data
-never moves it:
+today's order (the strategy of its first proposer: memory-first, or template-first once a mined template
+is approved, mutation-first without a memory) is what a run uses until the record says otherwise, and
+little data never moves it:
 
 - a pinned strategy (the user's `strategy` setting; a project file may not choose it) is used as is;
 - otherwise a seeded share `EXPLORE_SHARE` of runs tries the available strategy with the fewest
@@ -75,24 +76,25 @@ def reward(fixed: bool, candidates: int, cost_usd: float = 0.0) -> float:
 
 
 def choose(available: Sequence[str], record: Mapping[str, Tally], seed: int, pin: str = AUTO,
-           learning: bool = True) -> Choice:
-    """The strategy of one run. `available`: the strategies this run's proposers allow; `learning`: False
-    without a memory (nothing is recorded, so nothing is explored)."""
+           learning: bool = True, default: str = DEFAULT) -> Choice:
+    """The strategy of one run. `available`: the strategies this run's proposers allow; `default`: the one
+    today's order amounts to (its first proposer's); `learning`: False without a memory (nothing is
+    recorded, so nothing is explored)."""
     if pin != AUTO:
         if pin in available:
             return Choice(pin, "pinned")
-        return Choice(DEFAULT, "default", note=f"strategy {pin!r} cannot lead this run (its proposer is not "
-                      f"in use: no key, offline, or nothing approved yet); using {DEFAULT}")
-    others = [s for s in STRATEGIES if s in available and s != DEFAULT]
+        return Choice(default, "default", note=f"strategy {pin!r} cannot lead this run (its proposer is not "
+                      f"in use: no key, offline, or nothing approved yet); using today's order ({default})")
+    others = [s for s in STRATEGIES if s in available and s != default]
     if not learning or not others:
-        return Choice(DEFAULT, "default")
+        return Choice(default, "default")
     rng = random.Random(f"fixloop-strategy:{seed}")  # str seeds hash the same in every process
     if rng.random() < EXPLORE_SHARE:
         fewest = min(record.get(s, Tally()).runs for s in others)
         return Choice(rng.choice([s for s in others if record.get(s, Tally()).runs == fewest]), "explore")
-    eligible = [s for s in (DEFAULT, *others) if record.get(s, Tally()).runs >= MIN_RUNS]
-    if DEFAULT not in eligible or len(eligible) < 2:
-        return Choice(DEFAULT, "default")
+    eligible = [s for s in (default, *others) if record.get(s, Tally()).runs >= MIN_RUNS]
+    if default not in eligible or len(eligible) < 2:
+        return Choice(default, "default")
     draws = {s: round(rng.betavariate(*record[s].beta()), 6) for s in eligible}
-    best = max(eligible, key=lambda s: (draws[s], s == DEFAULT))
+    best = max(eligible, key=lambda s: (draws[s], s == default))
     return Choice(best, "exploit", draws)

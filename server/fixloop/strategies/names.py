@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 AUTO = "auto"  # the bandit chooses per run
-DEFAULT = "memory-first"  # today's order: replay, then the offline engine, then the model
+DEFAULT = "memory-first"  # today's order with a memory: replay, then the offline engine, then the model
 
 # strategy -> the proposer names it puts first (the first one present leads). A mined-template
 # proposer is available only where it is built; "model-first" only with a key and not offline.
