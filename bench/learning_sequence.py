@@ -133,13 +133,13 @@ def approve_templates(memory: Path) -> Callable[[int], None]:
     def step(i: int) -> None:
         if i != 8:
             return
-        fixloop = [sys.executable, "-m", "fixloop.cli"]
+        fixloop = [sys.executable, "-m", "fixloop"]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
         listed = subprocess.run(fixloop + ["memory", "templates", "list", "--json", "--memory", str(memory)],
                                 capture_output=True, text=True, env=env)
         print(f"[templates] list: rc {listed.returncode} {listed.stdout[:2000]} {listed.stderr[-500:]}", file=sys.stderr)
         try:
-            names = [t["id"] for t in json.loads(listed.stdout or "[]")]
+            names = [t["id"] for t in json.loads(listed.stdout or "[]") if t.get("status") == "proposed"]
         except (ValueError, TypeError, KeyError):
             names = []
         for name in names:
