@@ -109,7 +109,7 @@ def make_run_ports(task: Task, settings: Settings, runner: PytestRunner, cancell
                              learning=memory is not None, default=default_of(proposers))
     ports = Ports(
         runner=runner,
-        proposers=arrange(proposers, choice.strategy),
+        proposers=arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats),
         localizer=SpectrumLocalizer(runner, is_test_file),
         safety=PatchSafety(),
         memory=memory,

@@ -81,3 +81,16 @@ def test_available_strategies_follow_the_proposers_present() -> None:
     assert available([ScriptedProposer([], name="mutation")]) == ["mutation-first"]
     assert default_of([ScriptedProposer([], name="template")] + proposers()) == "template-first"
     assert "template-first" in available(proposers() + [ScriptedProposer([], name="template")])
+
+
+def test_an_adaptive_lead_never_trips_the_breaker_that_would_end_the_run() -> None:
+    # A model that keeps failing the same way: three in a row would stop the run with "gave up".
+    same = [f"def double(x):\n    return x + x + {i}\n" for i in range(2, 12)]
+    model = ScriptedProposer(same, name="llm", adaptive=True)
+    outcome, events, _ = _run(arrange([ScriptedProposer([GOOD], name="memory"), model], "model-first",
+                                      breaker_repeats=3))
+    assert evaluated(events) == ["llm", "llm", "memory"]
+    assert outcome.status is Status.FIXED and not [e for e in events if e.kind == "breaker"]
+    # The whole model first would lose the fix the replay has.
+    outcome, events, _ = _run([ScriptedProposer(same, name="llm", adaptive=True), ScriptedProposer([GOOD], name="memory")])
+    assert outcome.status is Status.GAVE_UP and [e for e in events if e.kind == "breaker"]

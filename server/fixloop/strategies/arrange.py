@@ -78,10 +78,14 @@ def available(proposers: Sequence[Proposer]) -> list[str]:
     return [s for s in STRATEGIES if s == today or lead_of(s, proposers) is not None]
 
 
-def arrange(proposers: Sequence[Proposer], strategy: str, lead_max: int = LEAD_MAX) -> list[Proposer]:
-    """The proposers in the order `strategy` asks for. A lead already first (today's order) is left as is."""
+def arrange(proposers: Sequence[Proposer], strategy: str, lead_max: int = LEAD_MAX,
+            breaker_repeats: int = 3) -> list[Proposer]:
+    """The proposers in the order `strategy` asks for. A lead already first (today's order) is left as is.
+    An adaptive lead (the model) leads with fewer candidates than trip the identical-failure breaker,
+    which ends a run: leading must never stop the proposers after it from having their turn."""
     lead = lead_of(strategy, proposers)
     if lead is None or (proposers and proposers[0] is lead):
         return list(proposers)
     stream = _Stream(lead)
-    return [Part(stream, lead_max)] + [Part(stream, None) if p is lead else p for p in proposers]
+    head = min(lead_max, max(breaker_repeats - 1, 1)) if lead.adaptive else lead_max
+    return [Part(stream, head)] + [Part(stream, None) if p is lead else p for p in proposers]
