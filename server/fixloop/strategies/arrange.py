@@ -4,7 +4,7 @@ The leading proposer's candidate stream is split in two: a head of at most `LEAD
 runs before every other proposer, and the rest of the same stream at the proposer's own place in
 today's order. So a strategy only moves a few candidates forward: every proposer still gets its turn
 with the same budget less those few, and a lead that does not fix the bug costs at most `LEAD_MAX`
-candidates (for the model, that many proposals' tokens). Today's order is left exactly as it is.
+candidates (the model leads with fewer: `arrange`). Today's order is left exactly as it is.
 """
 
 from __future__ import annotations
