@@ -94,3 +94,24 @@ def test_an_adaptive_lead_never_trips_the_breaker_that_would_end_the_run() -> No
     # The whole model first would lose the fix the replay has.
     outcome, events, _ = _run([ScriptedProposer(same, name="llm", adaptive=True), ScriptedProposer([GOOD], name="memory")])
     assert outcome.status is Status.GAVE_UP and [e for e in events if e.kind == "breaker"]
+
+
+class Templates(ScriptedProposer):
+    """A proposer of approved templates (none approved: it has nothing to lead with)."""
+
+    def __init__(self, approved: list[str]) -> None:
+        super().__init__([GOOD] if approved else [], name="template")
+        self.approved = approved
+
+    def templates(self) -> list[str]:
+        return self.approved
+
+
+def test_a_template_proposer_leads_only_with_approved_templates() -> None:
+    idle = [Templates([])] + proposers()
+    assert default_of(idle) == "memory-first" and "template-first" not in available(idle)
+    assert arrange(idle, "memory-first") == idle and arrange(idle, "template-first") == idle
+    ready = [Templates(["t1"])] + proposers()
+    assert default_of(ready) == "template-first" and "memory-first" in available(ready)
+    arranged = arrange(ready, "memory-first")
+    assert [p.name for p in arranged] == ["memory", "template", "memory", "mutation"]

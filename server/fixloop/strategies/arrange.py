@@ -10,7 +10,7 @@ candidates (the model leads with fewer: `arrange`). Today's order is left exactl
 from __future__ import annotations
 
 import itertools
-from typing import Iterator, Sequence
+from typing import Iterator, Protocol, Sequence, runtime_checkable
 
 from ..core.model import Attempt, Patch, Reflection, Usage
 from ..core.ports import CallLogging, Metered, Noting, ProposalContext, Proposer, Reflector
@@ -60,15 +60,30 @@ class Part:
         return inner.usage() if self.limit is None and isinstance(inner, Metered) else Usage()
 
 
+@runtime_checkable
+class Offering(Protocol):
+    """A proposer serving a list of vetted edits (the approved mined templates): with none, it has nothing
+    to lead with, and today's order starts with the proposer after it."""
+
+    def templates(self) -> Sequence[object]: ...
+
+
+def _active(proposers: Sequence[Proposer]) -> list[Proposer]:
+    return [p for p in proposers if not isinstance(p, Offering) or p.templates()]
+
+
 def lead_of(strategy: str, proposers: Sequence[Proposer]) -> Proposer | None:
-    """The proposer `strategy` puts first among these, or None when none of its proposers is here."""
+    """The proposer `strategy` puts first among these, or None when none of its proposers is here (or has
+    anything to offer)."""
     names = LEADS.get(strategy, ())
-    return next((p for name in names for p in proposers if p.name == name), None)
+    active = _active(proposers)
+    return next((p for name in names for p in active if p.name == name), None)
 
 
 def default_of(proposers: Sequence[Proposer]) -> str:
-    """The strategy today's order amounts to: the one its first proposer leads."""
-    first = proposers[0].name if proposers else ""
+    """The strategy today's order amounts to: the one its first proposer (with something to offer) leads."""
+    active = _active(proposers)
+    first = active[0].name if active else ""
     return next((s for s in STRATEGIES if first in LEADS[s]), DEFAULT)
 
 
@@ -84,7 +99,8 @@ def arrange(proposers: Sequence[Proposer], strategy: str, lead_max: int = LEAD_M
     An adaptive lead (the model) leads with fewer candidates than trip the identical-failure breaker,
     which ends a run: leading must never stop the proposers after it from having their turn."""
     lead = lead_of(strategy, proposers)
-    if lead is None or (proposers and proposers[0] is lead):
+    active = _active(proposers)
+    if lead is None or active[0] is lead:
         return list(proposers)
     stream = _Stream(lead)
     head = min(lead_max, max(breaker_repeats - 1, 1)) if lead.adaptive else lead_max
