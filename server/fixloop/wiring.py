@@ -6,7 +6,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
@@ -15,7 +15,9 @@ from .core.ports import Memory, Ports, Proposer, ReviewMemory
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
+from .memory.learning import LearningMemory
 from .memory.replay import MemoryReplayProposer
+from .mined.proposer import MinedTemplateProposer, store_loader
 from .repair.localize import SpectrumLocalizer
 from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
@@ -25,6 +27,9 @@ from .sandbox.select import choose as choose_sandbox
 from .strategies.arrange import arrange, available, default_of
 from .strategies.bandit import Choice, choose as choose_strategy
 from .strategies.outcomes import record_of
+
+if TYPE_CHECKING:
+    from .mined.desk import TemplateDesk
 
 
 def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mapping[str, str] | None = None,
@@ -66,6 +71,17 @@ def _llm(given: ProposerInputs) -> Proposer | None:
     return LLMProposer(s.llm, llm_api_key(s), s.limits(), offline=s.offline, cancelled=given.cancelled, daily=daily)
 
 
+def _mined(demoted: bool) -> Callable[[ProposerInputs], Proposer | None]:
+    """The approved mined templates of the memory's store: those that keep working, or those that lost their place."""
+    def make(given: ProposerInputs) -> Proposer | None:
+        memory = given.memory
+        if memory is None:
+            return None
+        load = store_loader(memory.store) if isinstance(memory, LearningMemory) else list
+        return MinedTemplateProposer(load, demoted)
+    return make
+
+
 @dataclass(frozen=True)
 class ProposerKind:
     name: str  # the proposer's own `name`, as the run log and the operator statistics say it
@@ -75,10 +91,14 @@ class ProposerKind:
 
 # Every proposer a run may use. Adding one is an entry here plus its module.
 PROPOSERS: tuple[ProposerKind, ...] = (
+    # A template a person approved is a vetted generalisation of several fixes: tried before anything else.
+    ProposerKind("template", _mined(demoted=False), lambda s: -1),
     # A past fix replayed here is the cheapest candidate of all.
     ProposerKind("memory", lambda given: MemoryReplayProposer() if given.memory is not None else None,
                  lambda s: 0),
     ProposerKind("mutation", lambda given: MutationProposer(), lambda s: 2),
+    # A template that kept failing lost its place: after the generic operators, before the model.
+    ProposerKind("template", _mined(demoted=True), lambda s: 2),
     ProposerKind("llm", _llm, lambda s: 1 if s.llm.first else 3),  # `llm.first`: before the offline engine
 )
 
@@ -141,3 +161,11 @@ def bandit_findings(text: str, path: str) -> list[Finding]:
 def make_review_memory(settings: MemorySettings, workspace: Path) -> ReviewMemory | None:
     """The project's learning memory for the editor (patterns, review decisions, forget), or None when off."""
     return make_memory(settings, workspace)
+
+
+def make_template_desk(settings: MemorySettings) -> "TemplateDesk":
+    """The user's (or team's) mined templates, for the editor to list, approve and reject."""
+    from .memory.factory import make_store
+    from .mined.desk import TemplateDesk
+
+    return TemplateDesk(make_store(settings), "editor")

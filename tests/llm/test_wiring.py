@@ -18,6 +18,7 @@ from fixloop.llm.proposer import LLMProposer
 from fixloop.memory.replay import MemoryReplayProposer
 from fixloop.repair.mutate import MutationProposer
 from fixloop.session import FixSession
+from fixloop.mined.proposer import MinedTemplateProposer
 from fixloop.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
 from tests.conftest import PYTHON
 
@@ -49,10 +50,12 @@ class _NoMemory:
     def record_outcome(self, outcome: Any, ctx: Any) -> None: ...
 
 
-def test_a_memory_puts_its_replay_first_and_every_proposer_is_named_as_in_the_table() -> None:
+def test_a_memory_puts_its_approved_templates_then_its_replay_first_and_every_proposer_is_named_as_in_the_table(
+        ) -> None:
     for first in (False, True):
         made = make_proposers(Settings(llm=LLMSettings(first=first)), memory=_NoMemory())
-        assert type(made[0]) is MemoryReplayProposer
+        assert type(made[0]) is MinedTemplateProposer and not made[0].demoted
+        assert type(made[1]) is MemoryReplayProposer
         assert sorted(p.name for p in made) == sorted(kind.name for kind in PROPOSERS)
 
 

@@ -3,6 +3,7 @@
 //   E2E_URL, E2E_WS (fixture workspace), E2E_SHOTS (screenshot dir), E2E_PLAYWRIGHT (playwright-core dir),
 //   E2E_PYTHON (the interpreter with fixloop), E2E_BARE_PYTHON (one without it), E2E_CHROMIUM.
 // Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -43,8 +44,15 @@ async function shot(name) {
   return file;
 }
 
+// FIXLOOP_E2E_ONLY (e2e.sh): only the matching checks run, after the workbench has loaded.
+const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+
 async function check(name, body) {
   const started = Date.now();
+  if (only && !only.test(name) && name !== "workbench loads") {
+    console.log(`SKIP ${name}`);
+    return;
+  }
   try {
     await body();
     results.push({ name, ok: true });
@@ -311,6 +319,37 @@ try {
     await page.keyboard.press("Enter");
     await page.locator(".notifications-toasts .notification-list-item-message", { hasText: `fixloop: no memory entry ${id}` })
       .first().waitFor({ timeout: SHORT });
+  });
+
+  await check("Review mined templates lists a proposed template, previews its diff, and Approve approves it", async () => {
+    const memory = env("E2E_TEMPLATES_MEMORY"); // two fixes of one kind, taught by e2e/seed_templates.py
+    writeFileSync(settingsFile, readFileSync(settingsFile, "utf8").replace(/"fixloop.memory.location": "[^"]*"/,
+      `"fixloop.memory.location": ${JSON.stringify(memory)}`));
+    // The settings change restarts the server: until the new one answers, the old one (another memory) may.
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "a strict comparison against a name becomes non-strict" }).first();
+    await waitFor(async () => {
+      await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+      await runCommand("fixloop: Review mined templates");
+      if (await row.waitFor({ timeout: 5000 }).then(() => true, () => false)) return true;
+      await page.keyboard.press("Escape");
+      return false;
+    }, LONG, "the quick pick to list the mined template");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "if ID1 > ID2 :" }).first().waitFor({ timeout: SHORT });
+    await shot("templates-pick");
+    await row.click();
+    await page.locator(".monaco-editor .view-lines", { hasText: "-if ID1 > ID2 :" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".monaco-editor .view-lines", { hasText: "+if qty >= BULK:" }).first().waitFor({ timeout: SHORT });
+    const toast = toastWith("fixloop: mined template");
+    await toast.getByRole("button", { name: "Approve", exact: true }).waitFor({ timeout: SHORT });
+    await shot("templates-diff");
+    await toast.getByRole("button", { name: "Approve", exact: true }).click();
+    await toastWith("is approved; the engine tries it before the generic operators").waitFor({ timeout: LONG });
+    await shot("templates-approved");
+    // The decision is in the user's memory, where the CLI (and every project) sees it.
+    const listed = JSON.parse(execFileSync(env("E2E_PYTHON"), ["-m", "fixloop", "memory", "templates", "list", "--json",
+      "--memory", memory], { encoding: "utf8" }));
+    if (listed.length !== 1 || listed[0].status !== "approved") throw new Error(`the store says ${JSON.stringify(listed)}`);
+    await runCommand("Notifications: Clear All Notifications");
   });
 
   await check("the API key command stores the key and the server gets it, redacted from the log", async () => {

@@ -11,6 +11,8 @@
 # env:  FIXLOOP_E2E_CACHE  install cache (default /var/cache/fixloop-e2e as root, else ~/.cache/fixloop-e2e)
 #       FIXLOOP_E2E_OUT    screenshots and logs (default <repo>/.artifacts/vscode-e2e/<time>)
 #       FIXLOOP_E2E_INSTALL_ONLY=1   stop after installing the tools
+#       FIXLOOP_E2E_ONLY=REGEX  run only the checks whose name matches (the server then comes from PYTHON,
+#                               not from the install; for developing one check)
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
@@ -182,6 +184,12 @@ cat > "$ws/.vscode/settings.json" <<JSON
   "fixloop.trace.server": "verbose"
 }
 JSON
+only=${FIXLOOP_E2E_ONLY:-}
+if [ -n "$only" ]; then   # no install check runs: the server comes from $python
+  sed -i "s|^{|{\n  \"fixloop.pythonPath\": \"$python\",|" "$ws/.vscode/settings.json"
+fi
+# A memory with two fixes of one kind: the mined template the templates check reviews.
+"$python" "$here/e2e/seed_templates.py" "$work/templates-memory" || die "seeding the templates memory failed"
 cat > "$work/user/User/settings.json" <<'JSON'
 {
   "workbench.startupEditor": "none",
@@ -219,7 +227,7 @@ log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
 # --- the browser test --------------------------------------------------------------------------------
 t0=$(date +%s)
 set +e
-E2E_PIP_CONF=$work/pip.conf E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+E2E_ONLY=$only E2E_TEMPLATES_MEMORY=$work/templates-memory E2E_PIP_CONF=$work/pip.conf E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
@@ -233,7 +241,9 @@ ui_seconds=$(( $(date +%s) - t0 ))
 
 # --- after Apply, the fixture's tests pass -----------------------------------------------------------
 kill -- "-$cs_pid" 2>/dev/null || true; wait "$cs_pid" 2>/dev/null || true; cs_pid=""
-if (cd "$ws" && "$python" -m pytest -q -p no:cacheprovider > "$out/pytest-after-apply.log" 2>&1); then
+if [ -n "$only" ]; then
+  :   # the Apply check did not run
+elif (cd "$ws" && "$python" -m pytest -q -p no:cacheprovider > "$out/pytest-after-apply.log" 2>&1); then
   echo "PASS the fixture's tests pass after Apply (pytest)" | tee -a "$out/e2e.log"
 else
   tail -n 5 "$out/pytest-after-apply.log"

@@ -8,6 +8,7 @@ import { onInterpreterChange } from "./python";
 import { API_KEY_SECRET, ServerController } from "./server";
 import { affectsServer } from "./settings";
 import { StatusItem } from "./status";
+import { registerTemplateCommands } from "./templates";
 import { resultText, RunSummary } from "./summary";
 
 let controller: ServerController | undefined;
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, status, server);
   registerCommands(context, server, output);
   registerHistoryCommands(context, server);
+  registerTemplateCommands(context, server);
   registerServerCommands(context, managed, server);
 
   const restart = (): void => void server.restart();

@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..core.integrity import is_test_file
 from ..core.model import Scope
-from .contract import ACCEPT, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS
+from .contract import ACCEPT, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS, TEMPLATES
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .history import HistoryCommands
@@ -17,6 +17,7 @@ from .parsing import test_at
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
 from .runs import RunManager
+from .templates import TemplateCommands
 
 Handler = Callable[[Mapping[str, Any]], Any]  # the command's argument -> its result (or an awaitable of it)
 SCOPES = ("workspace", "file", "test", "position")
@@ -102,6 +103,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         return {"forgotten": diagnostics.forget(memory_id)}
 
     past = HistoryCommands(editor, review)
+    mined = TemplateCommands(lambda: editor.config().settings.memory)
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
@@ -112,6 +114,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         HISTORY: past.history,
         STATS: past.stats,
         REPORT: past.report,
+        TEMPLATES: mined.templates,
     }
 
 

@@ -11,7 +11,8 @@ PROTOCOL_VERSION = 1  # `capabilities.experimental.fixloop.protocol` in the init
 FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET = (
     "fixloop.fix", "fixloop.cancel", "fixloop.showRun", "fixloop.accept", "fixloop.reject", "fixloop.forget")
 HISTORY, STATS, REPORT = "fixloop.history", "fixloop.stats", "fixloop.report"
-COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT)
+TEMPLATES = "fixloop.templates"  # the mined templates: list, show, approve, reject
+COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, TEMPLATES)
 
 RUN_FINISHED = "fixloop/runFinished"  # notification: a run's summary, sent when any run ends
 

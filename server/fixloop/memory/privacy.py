@@ -12,20 +12,22 @@ from typing import Any, Callable, Iterable, Mapping
 from .redact import redactor
 
 SHARES = ("fixes-only", "all")
-SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats")
+SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats", "mined_templates")
+UNPROJECTED = frozenset({"mined_templates"})  # a team's decisions on mined templates: no project column
 TEXT_KEYS = ("message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators",
              "path", "frame")
-CODE_KEYS = ("edit", "shape", "fault_shape")  # code structure a replay needs verbatim: only secrets masked
+CODE_KEYS = ("edit", "shape", "fault_shape", "spec")  # code structure a replay needs verbatim: only secrets masked
 # An absolute POSIX or Windows path: kept as its last two parts, which say what it was without whose it was.
 _ABS_PATH = re.compile(r"(?<![\w.:/\\~-])(?:/(?:[^/\s'\"():,;]+/)+|[A-Za-z]:\\(?:[^\\\s'\"]+\\)+)(?=[^/\\\s'\"():,;]+)")
 
 
 def shareable(table: str, row: Mapping[str, Any], share: str) -> bool:
     """`fixes-only`: fixed failures and their verified fixes (what recall and the templates need);
-    `all`: also unfixed failures, review decisions and operator statistics."""
+    `all`: also unfixed failures, review decisions and operator statistics. Decisions on mined templates
+    are always shared: approving one for the team is their point."""
     if table not in SHARED_TABLES:
         return False
-    if share == "all":
+    if share == "all" or table == "mined_templates":
         return True
     if table == "failures":
         return bool(row.get("fixed"))

@@ -1,7 +1,8 @@
 """Table layouts of the memory store, their version, and the migration path between versions.
 
 Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
-  1  failures, fixes, decisions, operator_stats, meta.
+  1  failures, fixes, decisions, operator_stats, meta; later, mined_templates (a new table is created
+     on open, so it needs no version step).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -42,14 +43,19 @@ OPERATOR_STATS = pa.schema([
     ("source", _S), ("run_id", _S), ("time", _F),
 ])
 
+# One row per decision on a mined template (approve, reject, import): append-only, the latest row wins.
+MINED_TEMPLATES = pa.schema([
+    ("id", _S), ("template_id", _S), ("verdict", _S), ("spec", _S), ("source", _S), ("time", _F),
+])
+
 META = pa.schema([("key", _S), ("value", _S)])
 
-TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta")
+TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates")
 
 
 def schema_for(table: str, dim: int) -> pa.Schema:
     return {"failures": failures(dim), "fixes": FIXES, "decisions": DECISIONS,
-            "operator_stats": OPERATOR_STATS, "meta": META}[table]
+            "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES}[table]
 
 
 def _default_sql(kind: pa.DataType) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .privacy import SHARED_TABLES, for_sharing
+from .privacy import SHARED_TABLES, UNPROJECTED, for_sharing
 from .store import MemoryStore, quote, where_in
 
 CHUNK = 2000
@@ -53,7 +53,7 @@ def push_ids(cache: MemoryStore, remote: MemoryStore, queued: dict[str, list[str
 def push_project(cache: MemoryStore, remote: MemoryStore, project: str, share: str) -> int:
     """Every cached row of `project` that `share` lets go and the shared store lacks."""
     sent = 0
-    for table in SHARED_TABLES:
+    for table in (t for t in SHARED_TABLES if t not in UNPROJECTED):
         ids = sorted(_ids(cache, table, f"project = {quote(project)}"))
         sent += push_ids(cache, remote, {table: ids}, share) if ids else 0
     return sent
@@ -65,6 +65,8 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
     pulled = 0
     where = f"project = {quote(project)}" if project else ""
     for table in SHARED_TABLES:
+        if project and table in UNPROJECTED:
+            continue
         version = int(remote.table(table).version)
         if seen is not None and not project and seen.get(table) == version:
             continue

@@ -14,6 +14,7 @@ from typing import Iterator, Protocol, Sequence, runtime_checkable
 
 from ..core.model import Attempt, Patch, Reflection, Usage
 from ..core.ports import CallLogging, Metered, Noting, ProposalContext, Proposer, Reflector
+from ..mined.proposer import MinedTemplateProposer
 from .bandit import LEAD_MAX
 from .names import DEFAULT, LEADS, STRATEGIES
 
@@ -72,12 +73,17 @@ def _active(proposers: Sequence[Proposer]) -> list[Proposer]:
     return [p for p in proposers if not isinstance(p, Offering) or p.templates()]
 
 
+def _may_lead(p: Proposer) -> bool:
+    """Templates that kept failing lost their place (after the generic operators): they never lead."""
+    return not (isinstance(p, MinedTemplateProposer) and p.demoted)
+
+
 def lead_of(strategy: str, proposers: Sequence[Proposer]) -> Proposer | None:
     """The proposer `strategy` puts first among these, or None when none of its proposers is here (or has
     anything to offer)."""
     names = LEADS.get(strategy, ())
     active = _active(proposers)
-    return next((p for name in names for p in active if p.name == name), None)
+    return next((p for name in names for p in active if p.name == name and _may_lead(p)), None)
 
 
 def default_of(proposers: Sequence[Proposer]) -> str:

@@ -168,6 +168,9 @@ function M.attach(client, bufnr)
   create('FixloopReport', function()
     require('fixloop.history').report(bufnr)
   end, { desc = 'fixloop: write the HTML report, open it, show the headline KPIs' })
+  create('FixloopTemplates', function()
+    require('fixloop.templates').pick(bufnr)
+  end, { desc = 'fixloop: review the mined templates (approve or reject)' })
 end
 
 --- Remember progress messages (for status() and :FixloopLog); the LspProgress autocmd calls this.
