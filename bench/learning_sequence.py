@@ -137,11 +137,17 @@ def approve_templates(memory: Path) -> Callable[[int], None]:
         env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
         listed = subprocess.run(fixloop + ["memory", "templates", "list", "--json", "--memory", str(memory)],
                                 capture_output=True, text=True, env=env)
-        print(f"[templates] list: rc {listed.returncode} {listed.stdout[:2000]} {listed.stderr[-500:]}", file=sys.stderr)
         try:
-            names = [t["id"] for t in json.loads(listed.stdout or "[]") if t.get("status") == "proposed"]
-        except (ValueError, TypeError, KeyError):
-            names = []
+            found = json.loads(listed.stdout or "[]")
+        except ValueError:
+            found = []
+        if listed.returncode or not found:
+            print(f"[templates] none mined (rc {listed.returncode}): {listed.stderr[-500:]}", file=sys.stderr)
+        for t in found:
+            mined_from = sorted({str(e.get("project", "?")) for e in t.get("examples", [])})
+            print(f"[templates] {t['id']} {t['status']}: {t['before_shape']}  ->  {t['after_shape']} "
+                  f"(support {t['support']}, mined from {', '.join(mined_from)})", file=sys.stderr)
+        names = [t["id"] for t in found if t.get("status") == "proposed"]
         for name in names:
             done = subprocess.run(fixloop + ["memory", "templates", "approve", name, "--memory", str(memory)],
                                   capture_output=True, text=True, env=env)
