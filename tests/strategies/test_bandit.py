@@ -43,9 +43,16 @@ def test_without_a_memory_today_s_order_always() -> None:
     assert all(choose(ALL, RICH, seed, learning=False) == Choice(DEFAULT, "default") for seed in range(300))
 
 
-def test_a_thin_record_keeps_today_s_order_except_a_bounded_share_of_exploring_runs() -> None:
-    # Nobody has MIN_RUNS yet, even though mutation-first looks perfect on its few runs.
+def test_a_thin_memory_never_explores() -> None:
+    # Today's order has fewer than MIN_RUNS runs, even though mutation-first looks perfect on its few runs.
     thin = record(memory_first=(MIN_RUNS - 1, 0.0), mutation_first=(MIN_RUNS - 1, float(MIN_RUNS - 1)))
+    assert all(choose(OFFLINE, thin, seed) == Choice(DEFAULT, "default") for seed in range(1000))
+    assert all(choose(ALL, {}, seed) == Choice(DEFAULT, "default") for seed in range(1000))
+
+
+def test_little_data_keeps_today_s_order_except_a_bounded_share_of_exploring_runs() -> None:
+    # Only today's order has MIN_RUNS; mutation-first looks perfect on its few runs.
+    thin = record(memory_first=(MIN_RUNS, 0.0), mutation_first=(MIN_RUNS - 1, float(MIN_RUNS - 1)))
     choices = [choose(OFFLINE, thin, seed) for seed in range(2000)]
     reasons = Counter(c.reason for c in choices)
     assert set(reasons) == {"default", "explore"}

@@ -44,9 +44,9 @@ def test_a_pinned_strategy_leads_and_is_logged_and_learned(tmp_path: Path) -> No
     candidates = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
     assert [e["proposer"] for e in candidates if e["kind"] == "candidate"][0] == "mutation"
 
-    second = _fix(project, memory)  # auto: an empty-ish record keeps today's order (or explores, seeded)
+    second = _fix(project, memory)  # auto: a thin record keeps today's order
     started = json.loads((Path(second["run_dir"]) / "events.jsonl").read_text().splitlines()[0])
-    assert started["strategy_reason"] in ("default", "explore")
+    assert (started["strategy"], started["strategy_reason"]) == ("memory-first", "default")
     got = record_of(make_memory(MemorySettings(uri=str(memory)), project))
     assert sum(t.runs for t in got.values()) == 2 and got["mutation-first"].runs >= 1
 

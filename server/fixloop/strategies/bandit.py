@@ -8,8 +8,9 @@ is approved, mutation-first without a memory) is what a run uses until the recor
 little data never moves it:
 
 - a pinned strategy (the user's `strategy` setting; a project file may not choose it) is used as is;
-- otherwise a seeded share `EXPLORE_SHARE` of runs tries the available strategy with the fewest
-  recorded runs, so every strategy gathers a record at a bounded cost;
+- while today's order has fewer than `MIN_RUNS` recorded runs, it is used: a thin memory never explores;
+- then a seeded share `EXPLORE_SHARE` of runs tries the available strategy with the fewest recorded
+  runs, so every strategy gathers a record at a bounded cost;
 - the other runs use today's order until it and at least one other strategy each have `MIN_RUNS`
   recorded runs; from then on a Thompson draw from each such strategy's Beta posterior over its reward
   (1 for a fix at the first candidate, less for each further candidate and each cent, 0 unfixed)
@@ -86,8 +87,8 @@ def choose(available: Sequence[str], record: Mapping[str, Tally], seed: int, pin
         return Choice(default, "default", note=f"strategy {pin!r} cannot lead this run (its proposer is not "
                       f"in use: no key, offline, or nothing approved yet); using today's order ({default})")
     others = [s for s in STRATEGIES if s in available and s != default]
-    if not learning or not others:
-        return Choice(default, "default")
+    if not learning or not others or record.get(default, Tally()).runs < MIN_RUNS:
+        return Choice(default, "default")  # a thin memory never explores: today's order, as without one
     rng = random.Random(f"fixloop-strategy:{seed}")  # str seeds hash the same in every process
     if rng.random() < EXPLORE_SHARE:
         fewest = min(record.get(s, Tally()).runs for s in others)
