@@ -27,6 +27,7 @@ else:  # pragma: no cover
 
 from .core.model import Limits
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
+from .strategies.names import CHOICES as STRATEGY_CHOICES
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Settings:
     pytest_args: tuple[str, ...] = ()
     warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
     plausible_lookahead: int = Limits.plausible_lookahead
+    strategy: str = "auto"  # which proposer leads a run: auto (a bandit over past runs) or one of names.STRATEGIES
     llm: LLMSettings = field(default_factory=LLMSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
@@ -173,6 +175,9 @@ def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
     if settings.memory.share not in ("fixes-only", "all"):
         problems.append(f"memory.share: {settings.memory.share!r} is not one of fixes-only, all; using 'fixes-only'")
         settings = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, share="fixes-only"))
+    if settings.strategy not in STRATEGY_CHOICES:
+        problems.append(f"strategy: {settings.strategy!r} is not one of {', '.join(STRATEGY_CHOICES)}; using 'auto'")
+        settings = dataclasses.replace(settings, strategy="auto")
     if settings.breaker_repeats < 2:
         problems.append("breaker_repeats: must be at least 2; using 3")
         settings = dataclasses.replace(settings, breaker_repeats=3)
@@ -241,6 +246,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "hang_probe_seconds": (AT_MOST, ""),
     "max_tokens": (AT_MOST, ""), "max_cost_usd": (AT_MOST, ""), "warm_workers": (AT_MOST, ""),
     "plausible_lookahead": (AT_MOST, ""),
+    "strategy": (USER, "the order decides what a run costs"),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
     "llm.model": (USER, "the model decides what you pay"),

@@ -11,7 +11,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .core.model import Event, Outcome
 from .core.patch import unified_diff
@@ -109,8 +109,9 @@ class RunLog:
         except (OSError, ValueError):
             pass
 
-    def finish(self, outcome: Outcome) -> dict[str, Any]:
-        summary = summary_of(outcome, self.dir)
+    def finish(self, outcome: Outcome, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Write summary.json: the outcome's summary plus `extra` (e.g. the run's strategy)."""
+        summary = {**summary_of(outcome, self.dir), **(extra or {})}
         summary["run_log_notice"] = self.notice
         try:
             replace_file(self._dir_fd, "summary.json",

@@ -19,7 +19,9 @@ from .runlog import RunLog, new_run_id
 from .runner.interpreter import InterpreterUnusable
 from .runner.pytest_runner import PytestRunner
 from .sandbox.api import SandboxUnavailable
-from .wiring import make_ports, make_runner, make_task
+from .strategies.bandit import Choice
+from .strategies.outcomes import record as record_strategy
+from .wiring import make_run_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
 
@@ -47,6 +49,7 @@ class FixSession:
         self.originals: dict[str, bytes] = {}
         self.encodings: dict[str, str] = {}
         self.python = ""  # the interpreter that runs the tests, once known
+        self.strategy = Choice("memory-first", "default")  # chosen with the ports (`wiring.make_run_ports`)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -64,7 +67,8 @@ class FixSession:
 
         def handle(event: Event) -> None:
             if event.kind == "started":
-                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits()})
+                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits(),
+                                             **self.strategy.log_fields()})
             if event.kind == "finished" and not noted:  # stopped before it started: the settings still count
                 notes(event.time)
             log.event(event)
@@ -74,7 +78,7 @@ class FixSession:
 
         def notes(when: float) -> None:
             noted.append(True)
-            for note in self.notes:
+            for note in self.notes + ((self.strategy.note,) if self.strategy.note else ()):
                 handle(Event("note", self.run_id, when, "start", None, {"message": f"config: {note}", "config": note}))
 
         copy_seconds = 0.0
@@ -90,6 +94,7 @@ class FixSession:
                 outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
             else:
                 outcome = drive(run(self.task, ports, self.run_id), handle)
+                record_strategy(ports.memory, self.strategy.strategy, outcome)  # what the bandit learns from
         except Exception as e:  # a program failure still ends the run cleanly, with a summary
             # No working sandbox is a setup problem with its own instructions, not an internal error.
             message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
@@ -104,7 +109,7 @@ class FixSession:
             outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
-        self.summary = log.finish(outcome)
+        self.summary = log.finish(outcome, self.strategy.log_fields())
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
@@ -112,7 +117,8 @@ class FixSession:
 
     def ports(self, runner: PytestRunner) -> Ports:
         """The loop's adapters for this run, as the settings choose them (`wiring`)."""
-        return make_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic)
+        ports, self.strategy = make_run_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic)
+        return ports
 
     def limits(self) -> dict[str, Any]:
         """The limits this run really uses (after any refused project value), for the log and the summary."""

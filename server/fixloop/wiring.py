@@ -27,6 +27,9 @@ from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
+from .strategies.arrange import arrange, available, default_of
+from .strategies.bandit import Choice, choose as choose_strategy
+from .strategies.outcomes import record_of
 
 if TYPE_CHECKING:
     from .mined.desk import TemplateDesk
@@ -136,14 +139,26 @@ def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: F
 
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
                now: Callable[[], float]) -> Ports:
+    return make_run_ports(task, settings, runner, cancelled, now)[0]
+
+
+def make_run_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
+                   now: Callable[[], float]) -> tuple[Ports, Choice]:
+    """The run's ports, with its proposers in the order of the strategy chosen for it (`strategies`)."""
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     memory = make_memory(settings.memory, task.workspace, task.seed)
     spectrum = SpectrumLocalizer(runner, is_test_file)
     # With the code graph: a history prior on suspects, and the coverage kept as test -> function edges.
     localizer: Localizer = EntityPriorLocalizer(spectrum, memory) if isinstance(memory, GraphMemory) else spectrum
-    return Ports(
+    proposers = make_proposers(settings, cancelled, memory)
+    # The model leads only when it can answer: a key, and not offline.
+    allowed = [s for s in available(proposers) if s != "model-first" or (llm_api_key(settings) and not settings.offline)]
+    learning = memory is not None and settings.strategy == "auto" and len(allowed) > 1
+    choice = choose_strategy(allowed, record_of(memory) if learning else {}, task.seed, settings.strategy,
+                             learning=memory is not None, default=default_of(proposers))
+    ports = Ports(
         runner=runner,
-        proposers=make_proposers(settings, cancelled, memory),
+        proposers=arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats),
         localizer=localizer,
         safety=PatchSafety(),
         memory=memory,
@@ -151,6 +166,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         cancelled=cancelled,
         now=now,
     )
+    return ports, choice
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------

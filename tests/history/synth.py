@@ -32,6 +32,7 @@ class Spec:
     lookup: float | None = 0.004
     schema: int = 2
     target: str = ""
+    strategy: str = ""  # the run's strategy, in the started event (empty: a run logged before strategies)
 
 
 def winner(spec: Spec) -> Cand | None:
@@ -50,6 +51,8 @@ def events(spec: Spec) -> list[dict[str, Any]]:
                                "seed": 1}
     if spec.schema >= 2:
         started["schema"] = spec.schema
+    if spec.strategy:
+        started["strategy"] = spec.strategy
     ev("started", "start", **started)
     t += 1
     ev("baseline", "baseline", passed=3, failed=1, errors=0, timed_out=False, problem="", seconds=0.5,

@@ -168,8 +168,12 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
         out.print(escape(diff_text), markup=True)
 
 
+StrategiesOption = typer.Option(False, "--strategies", help="Compare the run strategies (runs, fix rate, candidates, "
+                                "time and $ per fix, with 95% intervals); with --json, only that comparison.")
+
+
 def stats(path: Path = PathArg, all_projects: bool = AllOption, since: Optional[str] = SinceOption,
-          as_json: bool = JsonOption) -> None:
+          as_json: bool = JsonOption, strategies: bool = StrategiesOption) -> None:
     """KPIs: fix rate, first-try rate, candidates and time per fix, cost, safety refusals, your reviews."""
     projects, when_from = projects_for(path, all_projects), parse_since(since)
     digest, k = cached_kpis(projects, when_from)  # an unchanged history: its runs are only stat'ed
@@ -183,12 +187,12 @@ def stats(path: Path = PathArg, all_projects: bool = AllOption, since: Optional[
         tell(History(skipped=k.get("skipped", {}), notes=k.get("notes", [])))
     k["memory"]["store_bytes"] = memory_bytes()
     if as_json:
-        sys.stdout.write(json.dumps(k) + "\n")
+        sys.stdout.write(json.dumps({"strategies": k["strategies"]} if strategies else k) + "\n")
         return
     if not k["runs"]:
         err.print("no runs yet: the KPIs need at least one `fixloop fix` run")
         return
-    Console(highlight=False).print(render_stats(k))
+    Console(highlight=False).print(render_strategies(k["strategies"]) if strategies else render_stats(k))
 
 
 def render_stats(k: dict[str, Any]) -> Table:
@@ -210,6 +214,27 @@ def render_stats(k: dict[str, Any]) -> Table:
         fixers = ", ".join(f"{f} x{n}" for f, n in sorted(row["fixers"].items(), key=lambda kv: -kv[1])[:3])
         table.add_row(f"  {escape(cls)}", f"{row['fixed']}/{row['runs']} fixed" + (f" by {escape(fixers)}" if fixers else ""))
     table.add_row("runs with unreadable parts", str(k["runs_with_problems"]))
+    return table
+
+
+def render_strategies(rows: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title="fixloop strategies compared (95% intervals)")
+    for col in ("strategy", "runs", "fix rate", "candidates / fix", "s / fix", "$ / fix"):
+        table.add_column(col, overflow="fold")
+
+    def span(value: float | None, interval: list[float] | None, fmt: str, scale: float = 1.0) -> str:
+        if value is None:
+            return "-"
+        text = format(value * scale, fmt)
+        return text + (f" [{interval[0] * scale:{fmt}}, {interval[1] * scale:{fmt}}]" if interval else "")
+
+    for name, r in rows.items():
+        rate = span(r["fix_rate"], r["fix_rate_interval"], ".0f", 100.0)
+        table.add_row(escape(name), f"{r['runs']} ({r['attempted']} tried)",
+                      f"{rate}%" if r["fix_rate"] is not None else "-",
+                      span(r["candidates_per_fix"], r["candidates_per_fix_interval"], ".1f"),
+                      span(r["seconds_per_fix"], r["seconds_per_fix_interval"], ".1f"),
+                      span(r["cost_per_fix_usd"], r["cost_per_fix_usd_interval"], ".4f"))
     return table
 
 

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from .record import ATTEMPTED
+from .strategies import compare as compare_strategies
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -101,6 +102,7 @@ def compute(records: Iterable[dict[str, Any]], memory_bytes: int | None = None) 
         "cpu_seconds_per_fix": _ratio(sum(r.get("cpu_seconds", 0.0) for r in runs), len(fixed)),
         "peak_mb": max((r.get("peak_mb", 0.0) for r in runs), default=0.0),
         "runs_with_problems": sum(1 for r in runs if r.get("problems")),
+        "strategies": compare_strategies(runs),
     }
 
 

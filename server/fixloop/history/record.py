@@ -138,6 +138,7 @@ def build(run_id: str, project: str, files: Mapping[str, bytes], problems: list[
         "decision": "accepted" if accepted and not rejected else "rejected" if rejected and not accepted
                     else "partial" if accepted else "",
         "schema": _int(s.get("schema") or rec["schema"] or 1),
+        "strategy": _text(s.get("strategy"), 40) or rec["strategy"],
         "problems": notes[:10],
     })
     rec["replayed"] = status == "fixed" and rec["proposer"] == "memory"
@@ -152,7 +153,7 @@ def from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
                            "candidates": 0, "iterations": 0, "test_runs": 0, "llm_calls": 0, "tokens": 0,
                            "cost_usd": 0.0, "seconds": 0.0, "schema": 0, "first_try": False, "unsafe_rules": {},
                            "guard_refusals": 0, "unsafe_candidates": 0, "unsafe_ran": 0, "cpu_seconds": 0.0, "peak_mb": 0.0,
-                           "lookup_seconds": None, "model_calls": [], "tested": [], "phases": [], "message": ""}
+                           "lookup_seconds": None, "model_calls": [], "tested": [], "phases": [], "message": "", "strategy": ""}
     refused: set[int] = set()
     first_tested = True
     t0: float | None = None
@@ -165,6 +166,7 @@ def from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
         if kind == "started":
             rec["schema"] = _int(e.get("schema")) or 1
             rec["target"], rec["scope"] = _text(e.get("target")), _text(e.get("scope"), 20) or "all"
+            rec["strategy"] = _text(e.get("strategy"), 40)
         elif kind == "baseline":
             rec["error_class"] = error_class(_text(e.get("signature"), 2000))
         elif kind == "retrieved" and "seconds" in e:

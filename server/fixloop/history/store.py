@@ -20,7 +20,7 @@ from typing import Any, Iterable
 from . import files, record
 
 log = logging.getLogger("fixloop.run_history")
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: records carry the run's strategy
 MAX_PROJECTS = 500
 
 
