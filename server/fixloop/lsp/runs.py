@@ -16,7 +16,8 @@ from ..core.model import Event, Outcome, Scope, Status
 from ..goal.request import Goal
 from ..runlog import new_run_id
 from .editor import Editor
-from .paths import BadInput, is_python, relative_path
+from .overlays import open_python_texts
+from .paths import BadInput
 from .progress import ProgressState
 from .settings import ServerConfig
 
@@ -281,23 +282,6 @@ class RunManager:
         return True
 
     def _overlays(self) -> dict[str, str]:
-        """The editor's text of open Python documents in the workspace (unsaved buffers included)."""
         root = self.editor.root()
         assert root is not None
-        limit = self.editor.max_file_bytes()
-        out: dict[str, str] = {}
-        for uri, doc in list(self.editor.workspace().text_documents.items()):
-            try:
-                rel = relative_path(root, uri)
-            except BadInput:
-                continue
-            text = doc.source
-            if not is_python(rel, doc.language_id) or len(text) > limit:
-                continue
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                self.editor.log(f"{rel}: the editor's text is not valid Unicode; the run uses the file on disk")
-                continue
-            out[rel] = text
-        return out
+        return open_python_texts(self.editor, root)

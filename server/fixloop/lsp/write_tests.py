@@ -13,6 +13,7 @@ from lsprotocol import types as t
 from ..runlog import new_run_id
 from .contract import RUN_FINISHED, WRITE_TESTS
 from .editor import Editor
+from .overlays import open_python_texts
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
 from .runs import run_settings
@@ -64,7 +65,7 @@ class TestWriter:
             raise BadInput(f"tests are being written for {self.busy}; wait for it to finish")
         run_id = "tests-" + new_run_id()
         self.busy = spec
-        task = asyncio.ensure_future(self._work(root, spec, run_id, self._overlays(root)))
+        task = asyncio.ensure_future(self._work(root, spec, run_id, open_python_texts(self.editor, root)))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return {"run_id": run_id, "function": spec}
@@ -126,15 +127,3 @@ class TestWriter:
             return False
         self.progress().begin(token, t.WorkDoneProgressBegin(title="fixloop: writing tests", message=spec))
         return True
-
-    def _overlays(self, root: Path) -> dict[str, str]:
-        """The editor's unsaved Python buffers, so the tests describe the code the user sees."""
-        out: dict[str, str] = {}
-        for uri, doc in list(self.editor.workspace().text_documents.items()):
-            try:
-                rel = relative_path(root, uri)
-            except BadInput:
-                continue
-            if is_python(rel, doc.language_id) and len(doc.source) <= self.editor.max_file_bytes():
-                out[rel] = doc.source
-        return out
