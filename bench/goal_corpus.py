@@ -53,8 +53,9 @@ class Result:
     fixed: bool
     seconds: float
     detail: str
-    model_test: bool = False  # the accepted test was the model's (not the offline fallback's)
+    origin: str = ""  # who wrote the accepted test ("model", or the offline author's "docstring", "goal-text"...)
     calls: int = 0  # requests the scripted server answered for this case
+    repair_calls: int = 0  # of those, the repair model's (plan, candidates, reflections)
 
 
 def _passes_on_reference(bug: Path, test_path: str, test_source: str, python: str, tmp: Path) -> bool:
@@ -111,7 +112,7 @@ def run_one(bug: Path, python: str, sandbox: str, wall: float, model_url: str = 
         notes = getattr(session.author, "notes", [])
         if notes:
             detail += f" | note: {notes[0][:60]}"
-        return Result(bug.name, test_ok, fixed, seconds, detail, model_test=bool(p and p.test.origin == "model"))
+        return Result(bug.name, test_ok, fixed, seconds, detail, origin=p.test.origin if p else "")
 
 
 def _summary(label: str, results: list[Result], seconds: float, sandbox: str) -> str:
@@ -123,8 +124,9 @@ def _summary(label: str, results: list[Result], seconds: float, sandbox: str) ->
             f"per goal; total {seconds:.0f} s; sandbox {sandbox}; ")
     if label == "offline":
         return line + "model calls: 0"
-    return line + (f"model calls: {sum(r.calls for r in results)}; tests written by the model: "
-                   f"{sum(r.model_test for r in results)}/{n} (the rest by the offline fallback)")
+    return line + (f"model calls: {sum(r.calls for r in results)} (repair model: {sum(r.repair_calls for r in results)}); "
+                   f"tests written by the model: "
+                   f"{sum(r.origin == 'model' for r in results)}/{n}")
 
 
 def main() -> None:
@@ -151,14 +153,15 @@ def main() -> None:
         for bug in bugs:
             for mode in modes:
                 before = len(fake.messages_requests()) if fake is not None else 0
+                steps_before = len(model.steps) if model is not None else 0
                 started = time.monotonic()
                 r = run_one(bug, args.python, args.sandbox, args.wall, fake.url if mode == "scripted" and fake else "")
                 spent[mode] += time.monotonic() - started
                 if mode == "scripted" and fake is not None:
                     r.calls = len(fake.messages_requests()) - before
+                    r.repair_calls = sum(s in ("plan", "propose", "reflect") for s in model.steps[steps_before:])
                 results[mode].append(r)
-                extra = f" {r.calls:3} calls, test by {'model' if r.model_test else 'fallback'}" \
-                    if mode == "scripted" else ""
+                extra = f" {r.calls:3} calls ({r.repair_calls} repair), test by {r.origin or 'nobody'}" if mode == "scripted" else ""
                 print(f"{r.name:22} {mode:8} test {'yes' if r.test_ok else 'no ':3}  fixed {'yes' if r.fixed else 'no ':3} "
                       f"{r.seconds:6.1f}s{extra}  {r.detail}", flush=True)
     print()
