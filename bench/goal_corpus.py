@@ -1,4 +1,4 @@
-"""Goal mode offline (no model, no memory) on every project under bench/goal_bugs/.
+"""Goal mode on every project under bench/goal_bugs/: offline (no model), with the scripted model, or both.
 
 Each project has a bug described only in words (`goal` in its goal.toml) or by a docstring, and no
 failing test. Each is copied without its goal.toml and hidden_check.py and run through a real
@@ -8,12 +8,21 @@ failing test. Each is copied without its goal.toml and hidden_check.py and run t
   AND it passes on the reference fix (goal.toml's `[reference]`, never shown to fixloop);
 - fixed: the offered fix (the new test plus the code change), applied to a copy, passes the hidden check.
 
-    PYTHONPATH=server python bench/goal_corpus.py [--only NAME ...] [--sandbox auto|bwrap|landlock|none]
+With `--model scripted` the goal author is the model path: a scripted Anthropic-compatible server on
+127.0.0.1 (tests/llm/general_goal_model.py, a fake key, no network) answers every request from what
+fixloop sent it (the goal's words and the code context: examples in the goal text or in a docstring),
+knowing no case. It measures the model path (tools, budget, fallback, the verification of a model's
+test), not a real model's judgement; it writes no repairs, so the fixes come from the engine.
+`--model both` runs each case both ways and prints the two rows side by side.
+
+    PYTHONPATH=server python bench/goal_corpus.py [--model offline|scripted|both] [--cases NAME ...]
+        [--sandbox auto|bwrap|landlock|none]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import statistics
 import subprocess
@@ -28,6 +37,10 @@ from fixloop.config import load
 from fixloop.core.model import Status
 from fixloop.goal.request import Goal
 from fixloop.goal.session import GoalSession
+from fixloop.wiring import with_api_key
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_KEY = "fake-key-not-real"  # the scripted server checks none; no real key is ever read
 
 BUGS = Path(__file__).resolve().parent / "goal_bugs"
 HIDDEN, META = "hidden_check.py", "goal.toml"
@@ -40,6 +53,9 @@ class Result:
     fixed: bool
     seconds: float
     detail: str
+    origin: str = ""  # who wrote the accepted test ("model", or the offline author's "docstring", "goal-text"...)
+    calls: int = 0  # requests the scripted server answered for this case
+    repair_calls: int = 0  # of those, the repair model's (plan, candidates, reflections)
 
 
 def _passes_on_reference(bug: Path, test_path: str, test_source: str, python: str, tmp: Path) -> bool:
@@ -68,15 +84,20 @@ def _fix_passes_hidden(bug: Path, session: GoalSession, python: str, tmp: Path) 
     return proc.returncode == 0 and tests.returncode == 0
 
 
-def run_one(bug: Path, python: str, sandbox: str, wall: float) -> Result:
+def run_one(bug: Path, python: str, sandbox: str, wall: float, model_url: str = "") -> Result:
     goal = tomllib.loads((bug / META).read_text())["goal"]
     with tempfile.TemporaryDirectory(prefix="fixloop-goal-bench-") as tmp_name:
         tmp = Path(tmp_name)
         work = tmp / bug.name
         shutil.copytree(bug, work, ignore=shutil.ignore_patterns(HIDDEN, META, "__pycache__", ".fixloop"))
-        settings, problems = load({"python": python, "offline": True, "wall_seconds": wall, "max_candidates": 300,
-                                   "memory": {"enabled": False}, "sandbox": {"backend": sandbox}})
+        data = {"python": python, "offline": not model_url, "wall_seconds": wall, "max_candidates": 300,
+                "memory": {"enabled": False}, "sandbox": {"backend": sandbox}}
+        if model_url:
+            data["llm"] = {"base_url": model_url, "max_retries": 0}
+        settings, problems = load(data)
         assert not problems, problems
+        if model_url:
+            settings = with_api_key(settings, FAKE_KEY)
         started = time.monotonic()
         session = GoalSession(work, settings, Goal(goal, yes=True), notes=())
         outcome = session.run()
@@ -88,31 +109,64 @@ def run_one(bug: Path, python: str, sandbox: str, wall: float) -> Result:
         detail = (f"{p.test.origin}: {p.spec.expected[:50]}" if p else outcome.message[:90])
         if p and outcome.status is not Status.FIXED:
             detail += f" | {outcome.status.value}: {outcome.message[:50]}"
-        return Result(bug.name, test_ok, fixed, seconds, detail)
+        notes = getattr(session.author, "notes", [])
+        if notes:
+            detail += f" | note: {notes[0][:60]}"
+        return Result(bug.name, test_ok, fixed, seconds, detail, origin=p.test.origin if p else "")
+
+
+def _summary(label: str, results: list[Result], seconds: float, sandbox: str) -> str:
+    n = len(results)
+    tests = sum(r.test_ok for r in results)
+    fixed = sum(r.fixed for r in results)
+    line = (f"{label:9} correct failing test: {tests}/{n} ({100 * tests / n:.0f}%); fixed (hidden check passes): "
+            f"{fixed}/{n} ({100 * fixed / n:.0f}%); median {statistics.median(r.seconds for r in results):.1f} s "
+            f"per goal; total {seconds:.0f} s; sandbox {sandbox}; ")
+    if label == "offline":
+        return line + "model calls: 0"
+    return line + (f"model calls: {sum(r.calls for r in results)} (repair model: {sum(r.repair_calls for r in results)}); "
+                   f"tests written by the model: "
+                   f"{sum(r.origin == 'model' for r in results)}/{n}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--only", "--cases", dest="only", nargs="*", default=None)
+    ap.add_argument("--model", choices=("offline", "scripted", "both"), default="offline")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--sandbox", default="auto")
     ap.add_argument("--wall", type=float, default=120.0)
     args = ap.parse_args()
     bugs = sorted(p for p in BUGS.iterdir() if (p / META).exists() and (not args.only or p.name in args.only))
-    started = time.monotonic()
-    results = []
-    for bug in bugs:
-        r = run_one(bug, args.python, args.sandbox, args.wall)
-        results.append(r)
-        print(f"{r.name:22} test {'yes' if r.test_ok else 'no ':3}  fixed {'yes' if r.fixed else 'no ':3} "
-              f"{r.seconds:6.1f}s  {r.detail}", flush=True)
-    n = len(results)
-    tests = sum(r.test_ok for r in results)
-    fixed = sum(r.fixed for r in results)
+    modes = ("offline", "scripted") if args.model == "both" else (args.model,)
+    results: dict[str, list[Result]] = {m: [] for m in modes}
+    spent = {m: 0.0 for m in modes}
+    with contextlib.ExitStack() as stack:
+        fake = model = None
+        if "scripted" in modes:
+            sys.path.insert(0, str(ROOT))  # the scripted server lives with the tests
+            from tests.llm.fake_anthropic import FakeAnthropic
+            from tests.llm.general_goal_model import GeneralGoalModel
+            fake = stack.enter_context(FakeAnthropic())
+            model = GeneralGoalModel()
+            fake.fallback = model
+        for bug in bugs:
+            for mode in modes:
+                before = len(fake.messages_requests()) if fake is not None else 0
+                steps_before = len(model.steps) if model is not None else 0
+                started = time.monotonic()
+                r = run_one(bug, args.python, args.sandbox, args.wall, fake.url if mode == "scripted" and fake else "")
+                spent[mode] += time.monotonic() - started
+                if mode == "scripted" and fake is not None:
+                    r.calls = len(fake.messages_requests()) - before
+                    r.repair_calls = sum(s in ("plan", "propose", "reflect") for s in model.steps[steps_before:])
+                results[mode].append(r)
+                extra = f" {r.calls:3} calls ({r.repair_calls} repair), test by {r.origin or 'nobody'}" if mode == "scripted" else ""
+                print(f"{r.name:22} {mode:8} test {'yes' if r.test_ok else 'no ':3}  fixed {'yes' if r.fixed else 'no ':3} "
+                      f"{r.seconds:6.1f}s{extra}  {r.detail}", flush=True)
     print()
-    print(f"correct failing test: {tests}/{n} ({100 * tests / n:.0f}%); fixed (hidden check passes): "
-          f"{fixed}/{n} ({100 * fixed / n:.0f}%); median {statistics.median(r.seconds for r in results):.1f} s "
-          f"per goal; total {time.monotonic() - started:.0f} s; sandbox {args.sandbox}; model calls: 0 (offline)")
+    for mode in modes:
+        print(_summary(mode, results[mode], spent[mode], args.sandbox))
 
 
 if __name__ == "__main__":
