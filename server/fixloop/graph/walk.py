@@ -87,8 +87,11 @@ def _read(dir_fd: int, name: str, max_bytes: int) -> str | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
             return None
-        chunks = []
+        chunks, size = [], 0
         while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > max_bytes:  # the project's code may grow the file after the fstat
+                return None
             chunks.append(chunk)
         return b"".join(chunks).decode("utf-8", "replace")
     except OSError:
