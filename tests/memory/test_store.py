@@ -133,3 +133,19 @@ def test_a_registered_migration_step_runs_once_on_an_older_store(tmp_path: Path,
     assert ran == [1] and store.meta()["schema_version"] == "2"
     MemoryStore(uri, HashingEmbedder()).open()
     assert ran == [1]  # already at version 2: not again
+
+
+def test_lookups_take_one_round_trip_and_answer_as_the_synchronous_builder(tmp_path: Path) -> None:
+    """The pinned lancedb has the asynchronous table behind the synchronous one: lookups run on it
+    (one round trip). Should an upgrade lose it, the synchronous builder answers, with the same rows."""
+    store = MemoryStore(str(tmp_path / "m"), HashingEmbedder(32)).open()
+    store.add("failures", [failure(f"ValueError: case {i} @ x = ID {i % 7}", fixed=i % 2 == 0) for i in range(40)])
+    assert store._direct is not None
+    direct = (store.similar("ValueError: case 5 @ x = ID 5", k=5, where="fixed = true"),
+              store.rows("failures", "fixed = false", ["id", "message"], limit=7))
+    store._direct = None
+    fallback = (store.similar("ValueError: case 5 @ x = ID 5", k=5, where="fixed = true"),
+                store.rows("failures", "fixed = false", ["id", "message"], limit=7))
+    assert direct == fallback
+    assert len(direct[0]) == 5 and all(row["id"] for row, _ in direct[0])
+    assert len(direct[1]) == 7 and set(direct[1][0]) == {"id", "message"}

@@ -128,7 +128,9 @@ class LearningMemory:
             best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
         if not best:
             return ()
-        fixes = self.store.rows("fixes", where_in("failure_id", best) + " AND verified = true")
+        # Only a failure marked fixed has a fix row: most lookups need not read the fixes table at all.
+        fixed = [fid for fid, (row, _) in best.items() if row["fixed"]]
+        fixes = self.store.rows("fixes", where_in("failure_id", fixed) + " AND verified = true") if fixed else []
         verdicts = self._review_balance({f["fault_shape"] for f in fixes})
         lessons: list[tuple[float, Lesson]] = []
         for fix in fixes:

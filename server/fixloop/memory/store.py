@@ -71,6 +71,19 @@ def _retry(action: Callable[[], T], attempts: int = 5) -> T:
     raise AssertionError("unreachable")
 
 
+def _direct_runner(tables: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """The runner of the asynchronous API when every table has one behind it (lancedb 0.40); else None,
+    and queries go through the synchronous builder."""
+    try:
+        from lancedb.background_loop import LOOP
+        from lancedb.table import AsyncTable
+    except ImportError:
+        return None
+    if all(isinstance(getattr(t, "_table", None), AsyncTable) for t in tables.values()):
+        return LOOP.run
+    return None
+
+
 class MemoryStore:
     def __init__(self, uri: str, embedder: Embedder, max_rows: int = 200_000,
                  index_threshold: int = 50_000) -> None:
@@ -82,6 +95,7 @@ class MemoryStore:
         self.notes: list[str] = []  # what the run should tell the user once (a shared store out of reach)
         self._db: Any = None
         self._tables: dict[str, Any] = {}
+        self._direct: Callable[[Any], Any] | None = None  # runs a query of the async API; see _arrow
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -140,6 +154,7 @@ class MemoryStore:
                 table.add_columns(missing)
             tables[name] = table
         self._db, self._tables = db, tables
+        self._direct = _direct_runner(tables)
         self._migrate()
 
     def _quarantine(self, error: Exception | None) -> None:
@@ -247,12 +262,13 @@ class MemoryStore:
         _retry(lambda: table.merge_insert("id").when_not_matched_insert_all().execute(clean))
 
     def rows(self, name: str, where: str = "", columns: Sequence[str] | None = None, limit: int = 10_000) -> list[dict[str, Any]]:
-        query = self.table(name).search()
+        self.open()  # before choosing the builder: opening decides which one runs
+        query = self.table(name).search() if self._direct is None else self._inner(name).query()
         if where:
             query = query.where(where)
         if columns:
             query = query.select(list(columns))
-        rows = query.limit(limit).to_arrow().to_pylist()
+        rows = self._arrow(query.limit(limit)).to_pylist()
         for r in rows:
             r.pop("vector", None)
         return rows
@@ -261,17 +277,32 @@ class MemoryStore:
                 columns: Sequence[str] = RECALL_COLUMNS) -> list[tuple[dict[str, Any], float]]:
         """The k nearest failures to `text` with their cosine similarity (1 = the same direction).
         Only `columns` are read: fetching every text column doubles the cost of a lookup."""
-        table = self.table("failures")
+        self.open()  # before choosing the builder: opening decides which one runs
         vector = self._vectors([text])[0]
         columns = [c for c in columns if c != "vector"] + ["_distance"]
-        query = table.search(vector, vector_column_name="vector").distance_type("cosine").limit(k)
+        if self._direct is None:
+            query = self.table("failures").search(vector, vector_column_name="vector")
+        else:
+            query = self._inner("failures").query().nearest_to(vector).column("vector")
+        query = query.distance_type("cosine").limit(k)
         if where:
-            query = query.where(where, prefilter=True)
+            query = query.where(where)  # a prefilter: the k nearest of the rows that match
         out = []
-        for row in query.select(columns).to_list():
+        for row in self._arrow(query.select(columns)).to_pylist():
             distance = float(row.pop("_distance"))
             out.append((row, 1.0 - distance))
         return out
+
+    def _inner(self, name: str) -> Any:
+        """The asynchronous table behind the synchronous one (lancedb 0.40, pinned)."""
+        return self.table(name)._table
+
+    def _arrow(self, query: Any) -> Any:
+        """Run a query in one round trip to LanceDB's engine. The synchronous builder makes five more
+        (schema reads for blob columns, which this store never has): ~2 ms of a 100,000-row lookup."""
+        if self._direct is None:
+            return query.to_arrow()
+        return self._direct(query.to_arrow())
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> None:
         table = self.table(name)
