@@ -123,6 +123,14 @@ class _Spectrum:
         self.cov = None
         self.lines = {}  # nodeid -> {path: set(lines)}
         self.current = None
+        self.started = False
+
+    def start(self):
+        """After collection: a line run while modules are imported belongs to no test, and tracing the
+        collection (plugins, conftests, assertion rewriting) would only cost time."""
+        if self.started:
+            return
+        self.started = True
         try:
             if os.environ.get("FIXLOOP_COVERAGE") == "settrace":
                 raise ImportError("line tracing asked for")
@@ -155,6 +163,8 @@ class _Spectrum:
         return local
 
     def finish(self):
+        if not self.started:
+            return
         if self.cov is not None:
             self.cov.stop()
             data = self.cov.get_data()
@@ -197,6 +207,8 @@ def pytest_collectreport(report):
 
 def pytest_collection_finish(session):
     _write({"event": "collected", "count": len(session.items)})
+    if _spectrum is not None:
+        _spectrum.start()
 
 
 class Timeout(BaseException):
