@@ -26,7 +26,7 @@ else
   # Both run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
   workers=${PYTEST_WORKERS:-2}
   run_pytest "fast stage" -m "not e2e" -n "$workers" --dist worksteal
-  run_pytest "end-to-end stage" -m e2e -n "$workers" --dist worksteal
+  run_pytest "end-to-end stage" -m e2e -n "$workers" --dist worksteal --durations=20
 fi
 
 # The editor suites install what they need once (cached outside the clone) and print their own totals.
