@@ -10,13 +10,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator, Protocol, Sequence
 
 from ..repair.syntax import Offsets, parse
 from .view import View, statement_nodes, view_of
 
-if TYPE_CHECKING:
-    from .model import MinedTemplate, PatternToken
+
+class PatternToken(Protocol):  # model.PatternToken (model imports this module: no import back)
+    role: bool
+    value: str
+    gap: str
+
+    @property
+    def hole(self) -> bool: ...
+
+    @property
+    def family(self) -> bool: ...
+
+
+class MinedTemplate(Protocol):  # model.MinedTemplate
+    @property
+    def before(self) -> Sequence[PatternToken]: ...
+
+    @property
+    def after(self) -> Sequence[PatternToken]: ...
+
+    within: str
+    span: str
 
 _CONST = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _KIND = re.compile(r"^(ID|NUM|STR|CONST|_)")
@@ -43,7 +63,7 @@ def _token_ok(p: PatternToken, view: View, pos: int) -> bool:
     return t.shape == kind
 
 
-def _bind(pattern: tuple[PatternToken, ...], view: View, pos: int, end: int, ends: dict[int, set[int]],
+def _bind(pattern: Sequence[PatternToken], view: View, pos: int, end: int, ends: dict[int, set[int]],
           env: dict[str, Any]) -> dict[str, Any] | None:
     if not pattern:
         return env if pos == end else None
