@@ -168,3 +168,12 @@ def test_a_template_stored_in_the_whole_statement_form_still_loads_and_applies()
                           suspects=(Suspect("m.py", 4, 0.9), Suspect("m.py", 2, 0.5)))
     [patch] = list(MinedTemplateProposer(lambda: [template]).propose(ctx))
     assert patch.changes[0].after == source.replace("if qty > LIMIT", "if qty >= LIMIT")
+
+
+def test_a_statement_nested_past_the_stack_is_skipped_not_a_crash() -> None:
+    template = _template(*LIMIT)
+    deep = "x = " + "(" * 3000 + "a < LIMIT" + ")" * 3000 + "\ny = b < LIMIT\n"
+    ctx = ProposalContext(sources={"m.py": deep}, baseline=TestReport(()), target_tests=(),
+                          suspects=(Suspect("m.py", 1, 0.9), Suspect("m.py", 2, 0.5)))
+    [patch] = list(MinedTemplateProposer(lambda: [template]).propose(ctx))
+    assert patch.changes[0].after == deep.replace("b < LIMIT", "b <= LIMIT")

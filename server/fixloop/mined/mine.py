@@ -56,7 +56,10 @@ def mine(store: MemoryStore, min_support: int = MIN_SUPPORT, min_tokens: int = M
         edits = edits_from_json(row["edit"])
         if len(edits) != 1 or len(edits[0].before) < min_tokens:
             continue
-        window = window_of(edits[0])
+        try:
+            window = window_of(edits[0])
+        except RecursionError:  # a statement nested past Python's stack is no pattern anyone repeats
+            window = None
         if window is None:
             continue
         group = groups.setdefault(window.key, _Group())

@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from ..core.model import FileChange, Patch
+from ..core.model import FileChange, Patch, Suspect
 from ..core.patch import TextEdit, apply_edits
 from ..core.ports import ProposalContext
 from ..repair.syntax import Offsets, parses
 from .match import matches
 from .model import MinedTemplate, apply_to
 from .signatures import Signatures
-from .view import statement_nodes, view_of
+from .view import View, statement_nodes, view_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from ..memory.store import MemoryStore
 
 log = logging.getLogger("fixloop.mined")
+# (rank key, template, path, line, character edits)
+Place = tuple[tuple[float, int, int, int, int], MinedTemplate, str, int, list[tuple[int, int, str]]]
 
 
 class MinedTemplateProposer:
@@ -54,7 +56,7 @@ class MinedTemplateProposer:
         templates = self.templates()
         if not templates:
             return
-        found: list[tuple[tuple[float, int, int, int, int], MinedTemplate, str, int, list[tuple[int, int, str]]]] = []
+        found: list[Place] = []
         nodes: dict[str, dict[int, Node]] = {}
         offsets: dict[str, Offsets] = {}
         names = Signatures(ctx.sources)
@@ -70,19 +72,10 @@ class MinedTemplateProposer:
             node = nodes[path].get(suspect.line)
             if node is None:
                 continue
-            view = view_of(node, source, offsets[path])
-            for index, template in enumerate(templates):
-                if template.form == "statement":
-                    edits = apply_to(template, view.tokens)
-                    if edits:
-                        found.append(((-suspect.score, 0, rank, index, 0), template, path, suspect.line, edits))
-                    continue
-                for k, m in enumerate(matches(template, view, source)):
-                    # The run's localization ranks the places; the names at a call only nudge it (0.8x-1.25x),
-                    # and a place like the examples' (the same kind of node around it) breaks ties.
-                    score = suspect.score * (names.swap_factor(m.callee, m.position, m.moved) if m.callee else 1.0)
-                    miss = int(bool(template.contexts) and m.parent not in template.contexts)
-                    found.append(((-score, miss, rank, index, k), template, path, suspect.line, [(m.start, m.end, m.text)]))
+            try:
+                found.extend(self._places(templates, view_of(node, source, offsets[path]), source, suspect, rank, names))
+            except RecursionError:  # a statement nested past Python's stack: no template is worth the run
+                log.warning("mined templates: %s:%d is nested too deeply to match; skipped", path, suspect.line)
         found.sort(key=lambda f: f[0])
         keys: set[object] = set()
         per_template: dict[str, int] = {}
@@ -99,6 +92,25 @@ class MinedTemplateProposer:
             yielded += 1
             if yielded >= self.max_candidates:
                 return
+
+    def _places(self, templates: Sequence[MinedTemplate], view: View, source: str, suspect: Suspect, rank: int,
+                names: Signatures) -> list[Place]:
+        """Every place in one suspect statement where a template applies, with its rank key."""
+        found: list[Place] = []
+        path = suspect.path
+        for index, template in enumerate(templates):
+            if template.form == "statement":
+                edits = apply_to(template, view.tokens)
+                if edits:
+                    found.append(((-suspect.score, 0, rank, index, 0), template, path, suspect.line, edits))
+                continue
+            for k, m in enumerate(matches(template, view, source)):
+                # The run's localization ranks the places; the names at a call only nudge it (0.8x-1.25x),
+                # and a place like the examples' (the same kind of node around it) breaks ties.
+                score = suspect.score * (names.swap_factor(m.callee, m.position, m.moved) if m.callee else 1.0)
+                miss = int(bool(template.contexts) and m.parent not in template.contexts)
+                found.append(((-score, miss, rank, index, k), template, path, suspect.line, [(m.start, m.end, m.text)]))
+        return found
 
     def _patch(self, template: MinedTemplate, edits: list[tuple[int, int, str]], path: str, line: int,
                ctx: ProposalContext) -> Patch | None:
