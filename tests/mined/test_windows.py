@@ -75,11 +75,12 @@ def test_two_exchanged_arguments_are_one_template_whatever_the_call() -> None:
     template = _template(*SWAP)
     assert (template.before_shape, template.after_shape) == ("_1 , _2", "_2 , _1")
     assert template.name == "two neighbouring arguments of a call are exchanged"
-    code = "price = zone_price(PER_ZONE, zones)\nx = max(a, b)\ny = f(a, b, c)\n"
+    code = "price = zone_price(PER_ZONE, zones)\nx = max(a, b)\ny = f(a, b, c)\nz = g(a, x=1, y=2)\n"
     assert _fixed(template, code, 1) == [code.replace("zone_price(PER_ZONE, zones)", "zone_price(zones, PER_ZONE)")]
     assert _fixed(template, code, 2) == []  # exchanging max's arguments changes nothing
     assert sorted(_fixed(template, code, 3)) == sorted([code.replace("f(a, b, c)", "f(b, a, c)"),
                                                         code.replace("f(a, b, c)", "f(a, c, b)")])
+    assert _fixed(template, code, 4) == []  # keyword arguments exchanged are the same call
 
 
 def test_a_missing_none_guard_is_one_template() -> None:

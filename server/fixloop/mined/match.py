@@ -42,6 +42,7 @@ _CONST = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _KIND = re.compile(r"^(ID|NUM|STR|CONST|_)")
 OPS = "#ops"
 COMMUTATIVE = frozenset({"max", "min"})
+NOT_POSITIONAL = frozenset({"keyword_argument", "list_splat", "dictionary_splat"})
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,8 @@ def matches(template: MinedTemplate, view: View, source: str) -> Iterator[Match]
             continue  # exchanging arguments there changes nothing: a candidate that cannot fix anything
         for position, first in enumerate(kids):
             for last in kids[position:]:
+                if first.type in NOT_POSITIONAL or last.type in NOT_POSITIONAL:
+                    continue  # keyword arguments exchanged are the same call; `*args` has no place to swap
                 env = _bind(template.before, view, first.start, last.end, ends, {})
                 if env is None or not _distinct(env):
                     continue
