@@ -128,8 +128,9 @@ def _swap(vb: View, ta: list[str], tb: list[str], p: int, end: int) -> Window | 
     kids = [c for c in vb.children(k) if vb.spans[c].named]
     for x, y in zip(kids, kids[1:]):
         sx, sy = vb.spans[x], vb.spans[y]
-        if not (sx.start <= p and end <= sy.end) or ta[sx.end:sy.start] != [","]:
-            continue
+        if not (sx.start <= p and end <= sy.end) or ta[sx.end:sy.start] != [","] or {
+                sx.type, sy.type} & {"keyword_argument", "list_splat", "dictionary_splat"}:
+            continue  # (keyword arguments exchanged are the same call: the fix was something else)
         exchanged = ta[:sx.start] + ta[sy.start:sy.end] + [","] + ta[sx.start:sx.end] + ta[sy.end:]
         if exchanged == tb and ta[sx.start:sx.end] != ta[sy.start:sy.end]:
             gap = vb.tokens[sy.start].gap
