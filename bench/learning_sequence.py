@@ -189,6 +189,9 @@ def main() -> None:
               f"first/last third {third_ratio(runs):.1f}x; correct {sum(r.correct for r in runs)}/{len(runs)}, "
               f"plausible but wrong {sum(r.status == 'fixed' and not r.correct for r in runs)}; "
               f"median s per run {statistics.median(r.seconds for r in runs):.1f}")
+    by_template = [f"{r.bug} ({r.fixed_by.split('/', 1)[1]}{'' if r.correct else ', WRONG'})"
+                   for r in with_memory if r.fixed_by.startswith("template/")]
+    print(f"fixed by a mined template (memory): {', '.join(by_template) or 'none'}")
     print(f"goal: memory's first/last third >= 5x; wall time {elapsed:.0f} s; strategies used with memory: "
           f"{', '.join(sorted({r.strategy for r in with_memory}))}")
     if args.json:

@@ -28,7 +28,7 @@ async def test_list_show_approve_reject_a_mined_template(profile: str, tmp_path:
         assert listed["proposed"] == 1
         [template] = listed["templates"]
         assert template["status"] == "proposed" and template["support"] == 2
-        assert (template["before_shape"], template["after_shape"]) == ("if ID1 > ID2 :", "if ID1 >= ID2 :")
+        assert (template["before_shape"], template["after_shape"]) == ("ID1 <|> CONST1", "ID1 <=|>= CONST1")
         assert {e["before"] for e in template["examples"]} == {"if qty > BULK:", "if age > SENIOR_AGE:"}
         assert await s.command("fixloop.templates", {}) == listed  # `list` is the default action
 

@@ -32,13 +32,13 @@ def test_list_show_approve_reject(tmp_path: Path) -> None:
     teach_strict_limit(_store(uri))
 
     code, out, _ = _run("list", "--memory", str(uri))
-    assert code == 0 and "proposed" in out and "if ID1 > ID2 :  ->  if ID1 >= ID2 :" in out
+    assert code == 0 and "proposed" in out and "ID1 <|> CONST1  ->  ID1 <=|>= CONST1" in out
     [listed] = json.loads(_run("list", "--json", "--memory", str(uri))[1])
     assert listed["status"] == "proposed" and listed["support"] == 2 and listed["place"] == "only once approved"
     template_id = listed["id"]
 
     code, out, _ = _run("show", template_id[:5], "--memory", str(uri))
-    assert code == 0 and "a strict comparison against a name becomes non-strict" in out
+    assert code == 0 and "a strict comparison against a named constant becomes non-strict" in out
     assert "    - if qty > BULK:\n    + if qty >= BULK:" in out and "cinema/fees.py" in out
 
     code, _, err = _run("approve", template_id[:5], "--memory", str(uri))
@@ -85,7 +85,7 @@ def test_a_corrupt_or_unparseable_template_is_refused_by_name_and_the_others_imp
     good = data["templates"][0]
     broken = json.loads(json.dumps(good))
     broken["id"] = "aaaaaaaaaaaa"
-    broken["before"][2] = ["text", ">>>", " "]  # `if ID1 >>> ID2 :` is not Python
+    broken["before"][1] = ["text", ">>>", " "]  # `ID1 >>> CONST1` is not Python
     corrupt = {"id": "bbbbbbbbbbbb", "before": "if x > y:", "after": []}
     data["templates"] = [corrupt, broken, "not a template", good]
     file.write_text(json.dumps(data))
@@ -93,7 +93,7 @@ def test_a_corrupt_or_unparseable_template_is_refused_by_name_and_the_others_imp
     code, _, err = _run("import", str(file), "--memory", str(two))
     assert code == 0
     assert "template 1 (bbbbbbbbbbbb): corrupt: 'before' must be a non-empty list of tokens" in err
-    assert "template 2 (aaaaaaaaaaaa): its before-shape `if ID1 >>> ID2 :` does not parse as a statement" in err
+    assert "template 2 (aaaaaaaaaaaa): its before-shape `ID1 >>> CONST1` does not parse" in err
     assert "template 3: not a JSON object" in err
     assert "imported 1 mined template(s), kept 0 already decided here, refused 3" in err
     assert [t["id"] for t in json.loads(_run("list", "--json", "--memory", str(two))[1])] == [good["id"]]

@@ -18,9 +18,11 @@ from .helpers import CINEMA, LIBRARY, SHOP, teach, teach_strict_limit
 def test_the_same_slip_fixed_in_two_projects_is_one_template_with_roles(store: MemoryStore) -> None:
     teach_strict_limit(store)
     [template] = mine(store)
-    assert template.before_shape == "if ID1 > ID2 :" and template.after_shape == "if ID1 >= ID2 :"
+    # The edit's window, not the statement: the comparison, with `>`/`<` one operator family.
+    assert template.before_shape == "ID1 <|> CONST1" and template.after_shape == "ID1 <=|>= CONST1"
+    assert template.form == "edit" and template.within == "comparison_operator"
     assert template.support == 2 and template.projects == 2 and template.status == "proposed"
-    assert template.name == "a strict comparison against a name becomes non-strict (> -> >=)"
+    assert template.name == "a strict comparison against a named constant becomes non-strict (< -> <=, > -> >=)"
     assert {(e.project, e.path, e.before, e.after) for e in template.examples} == {
         ("shop", "shop/price.py", "if qty > BULK:", "if qty >= BULK:"),  # the folder's name, never the path
         ("cinema", "cinema/fees.py", "if age > SENIOR_AGE:", "if age >= SENIOR_AGE:")}
@@ -38,8 +40,8 @@ def test_different_edits_and_different_role_patterns_stay_apart(store: MemorySto
     teach_strict_limit(store)
     # `>` -> `<`: another after-shape, another template (support 1: not proposed).
     teach(store, "/p/lib", "lib/loans.py", LIBRARY, LIBRARY.replace("loans > MAX_LOANS", "loans < MAX_LOANS"), "r3")
-    assert [t.after_shape for t in mine(store)] == ["if ID1 >= ID2 :"]
-    assert sorted(t.after_shape for t in mine(store, min_support=1)) == ["if ID1 < ID2 :", "if ID1 >= ID2 :"]
+    assert [t.after_shape for t in mine(store)] == ["ID1 <=|>= CONST1"]
+    assert sorted(t.after_shape for t in mine(store, min_support=1)) == ["ID1 < CONST1", "ID1 <=|>= CONST1"]
     # A role that recurs is part of the shape: `total = total + x` is not `total = base + x`.
     [same] = changed_statements("total = total + x\n", "total = total - x\n")
     [other] = changed_statements("total = base + x\n", "total = base - x\n")
@@ -159,13 +161,13 @@ def test_a_stored_template_that_no_longer_parses_is_skipped_with_a_message_and_k
     [template] = mine(store)
     decide(store, template.id, "approved")
     spec = template.spec()
-    spec["before"][2] = ["text", ">>>", " "]  # as if an older grammar had read it otherwise
+    spec["before"][1] = ["text", ">>>", " "]  # as if an older grammar had read it otherwise
     store.add("mined_templates", [{"id": new_id(), "template_id": "feedfacecafe", "verdict": "approved",
                                    "spec": json.dumps(spec), "source": "import", "time": time.time()}])
     store.add("mined_templates", [{"id": new_id(), "template_id": "0badc0ffee00", "verdict": "approved",
                                    "spec": "{not json", "source": "import", "time": time.time()}])
     with caplog.at_level("WARNING", logger="fixloop.mined"):
         assert [t.id for t in approved(store)] == [template.id]
-    assert "mined template feedfacecafe is not used: its before-shape `if ID1 >>> ID2 :` does not parse" in caplog.text
+    assert "mined template feedfacecafe is not used: its before-shape `ID1 >>> CONST1` does not parse" in caplog.text
     assert "mined template 0badc0ffee00: its stored form is unreadable" in caplog.text
     assert store.count("mined_templates") == 3  # nothing is deleted

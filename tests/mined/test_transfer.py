@@ -70,7 +70,7 @@ def test_a_template_mined_in_two_projects_fixes_a_third_first(tmp_path: Path) ->
 
     store = MemoryStore(uri, HashingEmbedder()).open()
     [template] = mine(store)
-    assert (template.before_shape, template.after_shape) == ("if ID1 > ID2 :", "if ID1 >= ID2 :")
+    assert (template.before_shape, template.after_shape) == ("ID1 <|> CONST1", "ID1 <=|>= CONST1")
     assert template.projects == 2
     decide(store, template.id, "approved", "test")
 

@@ -35,8 +35,8 @@ H.test(':FixloopTemplates offers the proposed template, previews it, and Approve
   vim.cmd('FixloopTemplates')
   local m = H.wait_message(60000, 'is approved; the engine tries it before the generic operators')
   H.eq(1, #offered, 'templates offered: ' .. vim.inspect(offered))
-  H.contains(offered[1], '[proposed] a strict comparison against a name becomes non-strict (> -> >=)')
-  H.contains(offered[1], 'if ID1 > ID2 : -> if ID1 >= ID2 :  (2 fixes;')
+  H.contains(offered[1], '[proposed] a strict comparison against a named constant becomes non-strict (< -> <=, > -> >=)')
+  H.contains(offered[1], 'ID1 <|> CONST1 -> ID1 <=|>= CONST1  (2 fixes;')
   H.eq({ 'Approve', 'Reject', 'Not now' }, asked.items, 'the choices')
   H.contains(asked.prompt, 'fixloop: mined template ')
   H.contains(m.msg, 'mined template ')
@@ -50,7 +50,7 @@ H.test(':FixloopTemplates offers the proposed template, previews it, and Approve
   H.truthy(preview, 'a template preview buffer')
   H.eq('diff', vim.bo[preview].filetype, 'preview filetype')
   local text = table.concat(vim.api.nvim_buf_get_lines(preview, 0, -1, false), '\n')
-  H.contains(text, '-if ID1 > ID2 :\n+if ID1 >= ID2 :')
+  H.contains(text, '-ID1 <|> CONST1\n+ID1 <=|>= CONST1')
   H.contains(text, '-if qty > BULK:\n+if qty >= BULK:')
   -- The decision is in the memory itself.
   local r = vim.system({ H.python, '-m', 'fixloop', 'memory', 'templates', 'list', '--json', '--memory', memory },

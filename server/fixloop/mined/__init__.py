@@ -10,7 +10,8 @@ Public API (small on purpose; everything else is internal):
 - `MinedTemplateProposer(load, demoted=False)`: the proposer the loop runs (wiring: first for templates
   that keep working, after the generic operators for demoted ones); `store_loader(store)` feeds it.
 - `MinedTemplate`: `.id`, `.name`, `.before_shape`, `.after_shape`, `.support`, `.status`, `.record`
-  (`tries`, `successes`, `rate`, `recent`, `demoted`), `.examples`, `.spec()`.
+  (`tries`, `successes`, `rate`, `recent`, `demoted`), `.examples`, `.spec()`, `.form` ("edit": the
+  window around the change, `edit.py`/`match.py`; "statement": a whole statement, as stored before).
 
 `server/fixloop/repair/templates.py` is something else: the error-driven edits the offline engine
 aims at an exception. These are "mined templates" everywhere users see them.

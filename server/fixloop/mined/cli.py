@@ -93,6 +93,8 @@ def show(template_id: str = typer.Argument(..., metavar="ID"), memory: Optional[
     out = [f"mined template {template.id}: {template.name}",
            f"  status   {status_label(template)} ({template.origin}; the engine tries it {template.place})",
            f"  before   {template.before_shape}", f"  after    {template.after_shape}",
+           "  applies  " + (f"where a statement holds it (a {template.within}; `_1` is any expression)"
+                            if template.form == "edit" else "to whole statements of this shape (an older template)"),
            f"  support  {template.support} place(s) in {template.projects} project(s), "
            f"{template.accepted} accepted in review",
            f"  tried    {_tried(template)} runs fixed"
