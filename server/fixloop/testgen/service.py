@@ -18,6 +18,7 @@ from ..sandbox.api import Sandbox
 from ..sandbox.hostio import read_beneath
 from ..sandbox.select import choose as choose_sandbox
 from .harvest import harvest
+from .invariant_tests import stated_invariants
 from .place import fresh_test_path
 from .properties import properties
 from .record import Recorded, Recorder
@@ -114,7 +115,7 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
     tests, imports = characterization(target, recording.results)
     props = []
     if recording.has_hypothesis:
-        props = properties(target, source, module_functions(source))
+        props = properties(target, source, module_functions(source)) + stated_invariants(target, notes)
     else:
         notes.append(f"no property tests: hypothesis is not installed for {prepared.interpreter.path} "
                      "(install it there to get them)")
