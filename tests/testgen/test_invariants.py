@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.testgen.invariant_tests import NoProperty, invariant_properties, property_file, stated_invariants
+from fixloop.testgen.invariant_tests import (NoProperty, invariant_properties, property_file, refusals,
+                                             stated_invariants)
 from fixloop.testgen.invariants import read_invariants
 from fixloop.testgen.properties import strategy
 from fixloop.testgen.target import find
@@ -131,7 +132,7 @@ def test_rendering_is_deterministic_bounded_python() -> None:
     ast.parse(text)
     assert "derandomize=True" in text and "max_examples=200" in text and "database=None" in text
     assert "@given(price=st.floats(min_value=0.001, allow_nan=False, allow_infinity=False))" in text
-    assert "assert result <= price" in text and "reject()" in text
+    assert "assert result <= price" in text and "reject()" not in text  # discount raises nothing itself
     assert props[0].claim == "for every input: discount(price) <= price"
     assert "rate" not in text.split("@given")[1]  # a parameter with a default keeps it
 
@@ -153,11 +154,11 @@ def test_no_property_without_usable_hints(function: str, words: str, message: st
 
 def test_write_tests_reads_the_docstrings_invariants_and_notes_why_not() -> None:
     notes: list[str] = []
-    props = stated_invariants(find(MODULE, "m.py", "discount", "m", ""), notes)
+    props = stated_invariants(find(MODULE, "m.py", "discount", "m", ""), MODULE, notes)
     assert [p.kind for p in props] == ["invariant"] and "assert result <= price" in props[0].source
-    assert stated_invariants(find(MODULE, "m.py", "clamp", "m", ""), notes) == [] and notes == []
+    assert stated_invariants(find(MODULE, "m.py", "clamp", "m", ""), MODULE, notes) == [] and notes == []
     doc_nohint = MODULE.replace("def nohint(x, y: int):\n", "def nohint(x, y: int):\n    \"\"\"Never negative.\"\"\"\n")
-    assert stated_invariants(find(doc_nohint, "m.py", "nohint", "m", ""), notes) == []
+    assert stated_invariants(find(doc_nohint, "m.py", "nohint", "m", ""), doc_nohint, notes) == []
     assert notes and "has no type hint" in notes[0]
 
 
@@ -184,3 +185,20 @@ def test_the_rendered_file_finds_the_bug_the_same_way_on_every_run(tmp_path: Pat
     def cases(out: str) -> list[str]:
         return [line for line in out.splitlines() if line.startswith("E   ") and "=" in line]
     assert cases(first.stdout) and cases(first.stdout) == cases(second.stdout)
+
+
+def test_only_the_exceptions_the_function_raises_itself_mean_not_an_input() -> None:
+    source = MODULE + '''
+
+def root(x: int) -> float:
+    if x < 0:
+        raise ValueError("negative")
+    if x > 10 ** 6:
+        raise OverflowError
+    return x ** 0.5
+'''
+    assert refusals(source, "root") == ["OverflowError", "ValueError"] and refusals(source, "clamp") == []
+    target = find(source, "m.py", "root", "m", "")
+    prop = invariant_properties(target, read_invariants("root(x) is never negative", "root", ["x"]), "root_goal",
+                                refused=refusals(source, "root"))[0]
+    assert "    except (OverflowError, ValueError):" in prop.source and "        reject()" in prop.source

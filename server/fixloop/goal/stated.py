@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..testgen.examples import Example, docstring_examples, render_test, text_examples
-from ..testgen.invariant_tests import NoProperty, claim, invariant_properties, property_file
+from ..testgen.invariant_tests import NoProperty, claim, invariant_properties, property_file, refusals
 from ..testgen.invariants import read_invariants
 from ..testgen.properties import Property
 from ..testgen.target import Target as Function
@@ -75,7 +75,7 @@ def stated(goal: str, target: Target, module_source: str, with_properties: bool 
     out.invariant_claims = [claim(i, call) for i in reading.invariants]
     try:
         out.props = invariant_properties(function, reading, f"{short.lower().strip('_') or 'behaviour'}_goal",
-                                         len(out.examples) + 1)
+                                         len(out.examples) + 1, refusals(module_source, short))
     except NoProperty as e:
         out.problem = str(e)
     return out

@@ -3,13 +3,16 @@ function, assert the invariant. Deterministic (`derandomize=True`, no example da
 (`max_examples`), one failure reported (`report_multiple_bugs=False`), so the repair loop's flakiness
 check sees the same verdict on every rerun.
 
-An input the function refuses with an exception is outside what the words promise (`reject()`), except
-for "should not raise", where the exception is the point. A precondition on a number ("for any
+An input the function refuses with an exception it raises itself (a `raise ValueError(...)` in its body)
+is outside what the words promise (`reject()`), except for "should not raise", where the exception is the
+point; any other exception fails the test, so a candidate fix cannot pass it by making the call crash. A precondition on a number ("for any
 non-negative price") bounds its strategy; others become `assume(...)`.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -75,8 +78,29 @@ def _call(target: Target, varied: Sequence[Varied]) -> str:
     return f"{target.function}({', '.join(f'{v.name}={v.name}' if v.keyword else v.name for v in varied)})"
 
 
-def invariant_properties(target: Target, reading: Reading, base: str, start: int = 1) -> list[Property]:
-    """One property test per invariant, named `test_<base>_<n>` from `start`. Raises NoProperty."""
+def refusals(module_source: str, function: str) -> list[str]:
+    """The exception classes the function raises itself (`raise ValueError(...)`), by name, builtins only."""
+    try:
+        tree = ast.parse(module_source)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            for inner in ast.walk(node):
+                exc = inner.exc.func if isinstance(inner, ast.Raise) and isinstance(inner.exc, ast.Call) else \
+                    inner.exc if isinstance(inner, ast.Raise) else None
+                name = exc.id if isinstance(exc, ast.Name) else ""
+                if isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), Exception) \
+                        and name not in found:
+                    found.append(name)
+    return sorted(found)
+
+
+def invariant_properties(target: Target, reading: Reading, base: str, start: int = 1,
+                         refused: Sequence[str] = ()) -> list[Property]:
+    """One property test per invariant, named `test_<base>_<n>` from `start`; `refused`: the exceptions
+    that mean "not an input of this function" (see `refusals`). Raises NoProperty."""
     varied, assumes = varied_params(target, reading.preconditions)
     names = {v.name for v in varied}
     missing = sorted({n for inv in reading.invariants for n in inv.names()} - names)
@@ -94,14 +118,21 @@ def invariant_properties(target: Target, reading: Reading, base: str, start: int
         lines += [f"    assume({a})" for a in assumes]
         if inv.kind == "no_raise":
             lines.append(f"    {call}")
-        else:
+        elif refused:
             lines += ["    try:", f"        {result} = {call}",
-                      "    except Exception:  # an input it refuses is outside what the words promise",
+                      f"    except {_exceptions(refused)}:  # an input it refuses: outside what the words promise",
                       "        reject()",
+                      f"    assert {inv.check(result)}, f\"{target.function}({shown}) returned {{{result}!r}}\""]
+        else:
+            lines += [f"    {result} = {call}",
                       f"    assert {inv.check(result)}, f\"{target.function}({shown}) returned {{{result}!r}}\""]
         out.append(Property(name, "invariant", "\n".join(line for line in lines if line) + "\n",
                             (target.function,), claim(inv, call)))
     return out
+
+
+def _exceptions(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"({', '.join(names)})"
 
 
 def claim(inv: Invariant, call: str) -> str:
@@ -122,7 +153,7 @@ def property_file(module: str, header: str, props: Sequence[Property], examples_
     return text
 
 
-def stated_invariants(target: Target, notes: list[str]) -> list[Property]:
+def stated_invariants(target: Target, module_source: str, notes: list[str]) -> list[Property]:
     """Property tests of what the target's docstring says always holds ("Returns a non-negative ..."); why
     there are none, when it states some, goes to `notes`."""
     names = [p.name for p in target.params if p.kind not in ("star", "double_star")]
@@ -130,7 +161,8 @@ def stated_invariants(target: Target, notes: list[str]) -> list[Property]:
     if not reading.invariants:
         return []
     try:
-        return invariant_properties(target, reading, f"{target.function}_invariant")
+        return invariant_properties(target, reading, f"{target.function}_invariant",
+                                    refused=refusals(module_source, target.function))
     except NoProperty as e:
         notes.append(f"no property test for what the docstring states: {e}")
         return []

@@ -115,7 +115,7 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
     tests, imports = characterization(target, recording.results)
     props = []
     if recording.has_hypothesis:
-        props = properties(target, source, module_functions(source)) + stated_invariants(target, notes)
+        props = properties(target, source, module_functions(source)) + stated_invariants(target, source, notes)
     else:
         notes.append(f"no property tests: hypothesis is not installed for {prepared.interpreter.path} "
                      "(install it there to get them)")
