@@ -130,7 +130,7 @@ _VERBISH = set("""must should will shall can cannot can't could may might would 
 isn't aren't was be been being always never not ever return returns returned give gives produce produces yield
 yields stay stays remain remains come comes out end ends up has have to ought need needs mustn't shouldn't won't
 wouldn't a an the value values number result also still guaranteed supposed expected get gets contain contains
-strictly items elements entries numbers words list""".split())
+strictly items elements entries numbers words list that which""".split())
 _NEGATORS = {"never", "not", "cannot", "can't", "isn't", "aren't", "doesn't", "don't", "mustn't", "shouldn't",
              "won't", "wouldn't"}
 _WORD = re.compile(r"\s*([A-Za-z']+)")
