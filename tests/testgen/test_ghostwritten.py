@@ -56,6 +56,8 @@ def test_hostile_or_foreign_text_keeps_nothing() -> None:
     for text in hostile:
         props, why = ghostwritten(HEADER + text, "pkg.codec", "dumps", FUNCTIONS)
         assert props == [] and why, text
+    evil_strategy = OPERANDS.replace("st.integers()", "st.just(__import__('os').system('id'))")
+    assert ghostwritten(HEADER + evil_strategy, "pkg.codec", "add", FUNCTIONS)[0] == []
     assert ghostwritten("def (:", "pkg.codec", "dumps", FUNCTIONS)[1] == "the ghostwriter's text does not parse"
     assert ghostwritten("x" * (MAX_TEXT + 1), "pkg.codec", "dumps", FUNCTIONS)[1] == "the ghostwriter's text is too long"
     assert "do not import pkg.codec" in ghostwritten(ROUNDTRIP, "pkg.codec", "dumps", FUNCTIONS)[1]

@@ -30,7 +30,14 @@ def _strategy_assignment(node: ast.stmt) -> str:
     value = node.value
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         value = value.func.value
-    return node.targets[0].id if isinstance(value, ast.Name) and value.id == "st" else ""
+    if not (isinstance(value, ast.Name) and value.id == "st"):
+        return ""
+    for inner in ast.walk(node.value):  # its arguments too: `st.just(__import__("os"))` is no strategy to keep
+        if isinstance(inner, ast.Name) and inner.id not in SAFE_BUILTINS | {"st"}:
+            return ""
+        if isinstance(inner, ast.Attribute) and inner.attr.startswith("_") or isinstance(inner, ast.Lambda):
+            return ""
+    return node.targets[0].id
 
 
 def _given(fn: ast.FunctionDef) -> bool:
