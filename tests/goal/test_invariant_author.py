@@ -91,3 +91,12 @@ def test_without_hypothesis_the_examples_stay_or_the_message_says_to_install_it(
     assert author.notes and "has no Hypothesis" in author.notes[-1]
     with pytest.raises(GoalRefused, match="No module named 'hypothesis'"):  # a second refusal is final
         author.reproduction_test(author.spec(ctx), ctx, missing)
+
+
+def test_the_docstrings_preconditions_bound_the_goals_invariant() -> None:
+    module = MOD.replace('"""The score shown.', '"""The score shown. x must be positive.')
+    t = target("cap")
+    t = Target(t.path, t.function, t.line, t.end_line, t.module, "", "The score shown. x must be positive.",
+               t.signature)
+    s = stated("cap(x) must never be more than 100", t, module)
+    assert "@given(x=st.integers(min_value=1))" in s.props[0].source

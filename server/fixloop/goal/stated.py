@@ -70,6 +70,9 @@ def stated(goal: str, target: Target, module_source: str, with_properties: bool 
         reading, origin = read_invariants(target.docstring, short, names, docstring=True), "docstring"
     if not reading.invariants:
         return out
+    if origin == "goal-text":  # what the docstring asks of the inputs ("price must be positive") still holds
+        documented = read_invariants(target.docstring, short, names, docstring=True).preconditions
+        reading.preconditions.extend(c for c in documented if c not in reading.preconditions)
     out.invariant_origin = origin
     call = f"{short}({', '.join(names)})"
     out.invariant_claims = [claim(i, call) for i in reading.invariants]
