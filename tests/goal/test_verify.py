@@ -80,3 +80,22 @@ def test_verification_in_the_real_sandbox(tmp_path: Path, backend: str) -> None:
     assert "NameError in the test itself" in got["name"].message
     assert "fixture" in got["fixture"].message
     assert not any(v.ok for k, v in got.items() if k not in ("assertion", "project"))
+
+
+@pytest.mark.parametrize("exc, where", [
+    ("Unsatisfiable", ".venv/lib/python3.11/site-packages/hypothesis/core.py"),
+    ("FailedHealthCheck", T),
+    ("InvalidArgument", "/usr/lib/python3/site-packages/hypothesis/strategies/_internal/core.py"),
+])
+def test_hypothesis_own_errors_are_the_wrong_reason(exc: str, where: str) -> None:
+    res = TestResult(f"{T}::test_f_goal_1", "failed", exc_type=exc, message="Unable to satisfy assumptions",
+                     frames=(Frame(T, 9, "test_f_goal_1"), Frame(where, 3, "run", in_project=False)))
+    got = judge(TestReport((res,)), [res.nodeid], T)
+    assert not got.ok and "Hypothesis could not check the property" in got.message
+
+
+def test_a_falsifying_example_is_the_stated_reason() -> None:
+    res = TestResult(f"{T}::test_f_goal_1", "failed", exc_type="AssertionError",
+                     message="cap(101) returned 101\nassert 101 <= 100", frames=(Frame(T, 14, "test_f_goal_1"),))
+    got = judge(TestReport((res,)), [res.nodeid], T)
+    assert got.ok and got.observed == "cap(101) returned 101"

@@ -18,6 +18,18 @@ from fixloop.testgen.target import TestgenError, find
 from tests.project_python import project_python
 
 PYTHON_H = project_python(("pytest", "hypothesis"))  # a project interpreter that has Hypothesis
+PYTHON_G = project_python(("pytest", "hypothesis", "black"))  # ... and the ghostwriter (it imports black)
+SHOP = '''def discount(price: float) -> float:
+    """The price after 10 % off. Never more than the price."""
+    return price * 1.1
+
+
+def fee(amount: int) -> int:
+    """The fee; never negative."""
+    if amount < 0:
+        raise ValueError("no negative amounts")
+    return amount // 10
+'''
 CODEC = '''import os
 import time
 
@@ -53,7 +65,7 @@ def dumps(values: list[int]) -> str:
 def loads(text: str) -> list[int]:
     return [int(part) for part in text.split(",")]  # planted bug: "" (from []) does not load back
 '''
-FILES = {"pkg/__init__.py": "", "pkg/codec.py": CODEC, "pkg/broken.py": "import no_such_module_here\n\ndef f(x: int) -> int:\n    return x\n",
+FILES = {"pkg/__init__.py": "", "pkg/codec.py": CODEC, "pkg/shop.py": SHOP, "pkg/broken.py": "import no_such_module_here\n\ndef f(x: int) -> int:\n    return x\n",
          "tests/test_codec.py": "from pkg.codec import div\n\ndef test_div():\n    assert div(6, 3) == 2.0\n"}
 
 
@@ -124,6 +136,34 @@ def test_a_failing_round_trip_is_offered_as_a_suspected_bug_with_the_falsifying_
     assert "value=[]" in bug["reason"] and "ValueError" in bug["reason"], bug
     assert "# fixloop: suspected bug: the current code fails this property:" in made.text
     assert all(t["status"] == "passed" for t in made.tests if t["kind"] == "characterization")
+    assert any("Hypothesis's ghostwriter was not used: ModuleNotFoundError: No module named 'black'" in n
+               for n in made.notes), made.notes
+
+
+@pytest.mark.e2e
+def test_the_ghostwriter_in_the_sandbox_is_preferred_and_its_failing_round_trip_is_a_suspected_bug(
+        project: Path) -> None:
+    made = generate(project, "pkg/codec.py::dumps", Settings(python=PYTHON_G))
+    by_name = {t["name"]: t for t in made.tests}
+    assert "test_loads_inverts_dumps" not in by_name  # the static round trip gives way to the ghostwriter's
+    bug = by_name["test_roundtrip_dumps_loads"]
+    assert bug["kind"] == "ghostwriter" and bug["status"] == "suspected_bug", bug
+    assert "values=[]" in bug["reason"] and "ValueError" in bug["reason"], bug
+    assert "import pkg.codec\n" in made.text and "derandomize=True" in made.text
+    assert not any("ghostwriter" in n for n in made.notes), made.notes
+
+
+@pytest.mark.e2e
+def test_a_docstring_invariant_the_code_breaks_is_a_suspected_bug(project: Path) -> None:
+    made = generate(project, "pkg/shop.py::discount", settings())
+    bug = {t["name"]: t for t in made.tests}["test_discount_invariant_1"]
+    assert bug["kind"] == "invariant" and bug["status"] == "suspected_bug", bug
+    assert "discount(" in bug["reason"] and "returned" in bug["reason"], bug
+    assert "for every input: discount(price) <= price" == bug["origin"]
+    kept = generate(project, "pkg/shop.py::fee", settings())  # ValueError for negatives: not its input
+    invariant = {t["name"]: t for t in kept.tests}["test_fee_invariant_1"]
+    assert invariant["status"] == "passed", invariant
+    assert "    except ValueError:" in kept.text
 
 
 @pytest.mark.e2e

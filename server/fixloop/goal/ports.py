@@ -106,7 +106,7 @@ class ReproTest:
     path: str  # relative, forward slashes; never an existing file
     source: str  # the whole file's text
     tests: tuple[str, ...]  # the test functions' names in it, e.g. ("test_discount_goal_1",)
-    origin: str  # "docstring" | "goal-text" | "model" | ...: where the examples came from
+    origin: str  # "docstring" | "goal-text" | "goal-text-invariant" | "docstring-invariant" | "model": what it came from
 
     @property
     def node_ids(self) -> tuple[str, ...]:

@@ -41,16 +41,23 @@ class Property:
     claim: str  # what it asserts, in words
 
 
-def strategy(hint: str) -> str | None:
-    """Hypothesis strategy source for a (normalised) hint, or None when unknown."""
+def strategy(hint: str, low: str = "", high: str = "") -> str | None:
+    """Hypothesis strategy source for a (normalised) hint, or None when unknown. `low` / `high` (number
+    literals) bound every int and float in it (an invariant's stated domain, "for any non-negative price")."""
     hint = normalise_hint(hint)
     if not hint:
         return None
+    if hint in ("int", "float") and (low or high):
+        bounds = [f"min_value={low}" if low else "", f"max_value={high}" if high else ""]
+        if hint == "int":
+            return f"st.integers({', '.join(b for b in bounds if b)})"
+        literal = [b.split("=")[0] + "=" + repr(float(b.split("=")[1])) for b in bounds if b]
+        return f"st.floats({', '.join(literal)}, allow_nan=False, allow_infinity=False)"
     if hint in SIMPLE:
         return SIMPLE[hint]
     optional = re.fullmatch(r"Optional\[(.+)\]|(.+?) \| None", hint)
     if optional:
-        inner = strategy(next(g for g in optional.groups() if g))
+        inner = strategy(next(g for g in optional.groups() if g), low, high)
         return f"st.none() | {inner}" if inner else None
     generic = re.fullmatch(r"(list|set|frozenset|tuple|dict)\[(.+)\]", hint)
     if not generic:
@@ -58,17 +65,17 @@ def strategy(hint: str) -> str | None:
     outer, inside = generic.groups()
     args = _split(inside)
     if outer in ("list", "set", "frozenset") and len(args) == 1:
-        inner = strategy(args[0])
+        inner = strategy(args[0], low, high)
         fn = {"list": "st.lists", "set": "st.sets", "frozenset": "st.frozensets"}[outer]
         return f"{fn}({inner}, max_size=20)" if inner else None
     if outer == "tuple" and len(args) == 2 and args[1] == "...":
-        inner = strategy(args[0])
+        inner = strategy(args[0], low, high)
         return f"st.lists({inner}, max_size=20).map(tuple)" if inner else None
     if outer == "tuple":
-        inners = [strategy(a) for a in args]
+        inners = [strategy(a, low, high) for a in args]
         return f"st.tuples({', '.join(i for i in inners if i)})" if all(inners) else None
     if outer == "dict" and len(args) == 2:
-        key, value = strategy(args[0]), strategy(args[1])
+        key, value = strategy(args[0]), strategy(args[1], low, high)
         return f"st.dictionaries({key}, {value}, max_size=10)" if key and value else None
     return None
 

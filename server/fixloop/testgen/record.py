@@ -41,12 +41,14 @@ class Recording:
     results: list[Recorded] = field(default_factory=list)
     has_hypothesis: bool = False
     runs: int = 0
+    ghostwriter: str = ""  # Hypothesis's ghostwriter's test text (untrusted: parsed, filtered, reviewed)
+    ghostwriter_problem: str = ""  # why there is none
 
 
-def _spec(target: Target, cases: Sequence[Case], timeout: float) -> str:
+def _spec(target: Target, cases: Sequence[Case], timeout: float, ghostwriter: bool = False) -> str:
     return json.dumps({"import_root": target.import_root, "module": target.module, "cls": target.cls,
                        "function": target.function, "kind": target.kind, "is_async": target.is_async,
-                       "timeout": timeout, "cases": [{"args": list(c.args), "kwargs": [list(kw) for kw in c.kwargs]}
+                       "timeout": timeout, "ghostwriter": ghostwriter, "cases": [{"args": list(c.args), "kwargs": [list(kw) for kw in c.kwargs]}
                                                      for c in cases]})
 
 
@@ -73,10 +75,13 @@ class Recorder:
         if not self.script.exists():
             prepared.scratch.add_runtime(RUNTIME_NAME, RECORDER.read_bytes())
         self.runs = 0
+        self.ghost: dict[str, Any] = {}
 
-    def record(self, target: Target, cases: Sequence[Case]) -> Recording:
-        """Two passes; keeps a value only when both agree."""
-        first, hypothesis = self._pass(target, list(cases))
+    def record(self, target: Target, cases: Sequence[Case], ghostwriter: bool = False) -> Recording:
+        """Two passes; keeps a value only when both agree. `ghostwriter`: the first pass also asks
+        Hypothesis's ghostwriter (module-level functions only)."""
+        self.ghost = {"ghostwriter_error": "not asked"}
+        first, hypothesis = self._pass(target, list(cases), ghostwriter and not target.cls and not target.is_async)
         second, _ = self._pass(target, list(cases))
         results = []
         for case, a, b in zip(cases, first, second):
@@ -86,9 +91,11 @@ class Recorder:
                 results.append(Recorded(case, "unstable", message=f"{_shown(a)} then {_shown(b)}"))
             else:
                 results.append(a)
-        return Recording(results, hypothesis, self.runs)
+        text = self.ghost.get("ghostwriter")
+        return Recording(results, hypothesis, self.runs, text if isinstance(text, str) else "",
+                         str(self.ghost.get("ghostwriter_error", ""))[:300])
 
-    def _pass(self, target: Target, cases: list[Case]) -> tuple[list[Recorded], bool]:
+    def _pass(self, target: Target, cases: list[Case], ghostwriter: bool = False) -> tuple[list[Recorded], bool]:
         out: list[Recorded] = []
         hypothesis = False
         restarts = 0
@@ -96,7 +103,7 @@ class Recorder:
             if self.cancelled():
                 raise TestgenError("cancelled")
             rest = cases[len(out):]
-            records, hypothesis, problem = self._run(target, rest)
+            records, hypothesis, problem = self._run(target, rest, ghostwriter)
             out.extend(records)
             if len(out) < len(cases):  # the interpreter died or was killed inside the next case
                 restarts += 1
@@ -108,11 +115,11 @@ class Recorder:
                                for c in cases[len(out):])
         return out, hypothesis
 
-    def _run(self, target: Target, cases: list[Case]) -> tuple[list[Recorded], bool, str]:
+    def _run(self, target: Target, cases: list[Case], ghostwriter: bool = False) -> tuple[list[Recorded], bool, str]:
         self.runs += 1
-        wall = self.timeout * len(cases) + 20.0
+        wall = self.timeout * len(cases) + 20.0 + (30.0 if ghostwriter else 0.0)
         limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
-        argv = [self.prepared.interpreter.path, str(self.script), _spec(target, cases, self.timeout)]
+        argv = [self.prepared.interpreter.path, str(self.script), _spec(target, cases, self.timeout, ghostwriter)]
         result = self.sandbox.run(argv, self.prepared.scratch.tree(), limits, self.prepared.policy)
         lines = _lines(result.report)
         head = lines[0] if lines else {}
@@ -125,6 +132,9 @@ class Recorder:
             raise TestgenError(f"the recorder did not start in the sandbox: {tail}")
         records: list[Recorded] = []
         for line in lines[1:]:
+            if "ghostwriter" in line or "ghostwriter_error" in line:
+                self.ghost = line
+                continue
             if "kind" not in line or not isinstance(line.get("i"), int) or line["i"] != len(records):
                 continue
             case = cases[line["i"]]

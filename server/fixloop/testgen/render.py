@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from .invariant_tests import HYPOTHESIS_IMPORT
 from .properties import Property
 from .record import Recorded
 from .target import Target
@@ -18,7 +19,7 @@ class TestSource:
     __test__ = False
 
     name: str
-    kind: str  # characterization | roundtrip | idempotent
+    kind: str  # characterization | roundtrip | idempotent | invariant
     source: str
     origin: str = ""  # where the input came from, or what the property claims
 
@@ -93,7 +94,9 @@ def render(target: Target, tests: Sequence[TestSource], extra_imports: set[str],
              "sandbox); property tests (Hypothesis) state what should hold for every input.\n\"\"\"\n",
              "import pytest"]
     lines.extend(sorted(i for i in extra_imports if i.startswith("import ")))
-    if any(t.kind != "characterization" for t in tests):
+    if any(t.kind == "invariant" for t in tests):
+        lines.append(HYPOTHESIS_IMPORT)
+    elif any(t.kind != "characterization" for t in tests):
         lines.append("from hypothesis import given, settings, strategies as st")
     lines.append(f"from {target.module} import {', '.join(sorted(names))}")
     lines.extend(sorted(i for i in extra_imports if i.startswith("from ")))

@@ -3,7 +3,8 @@ case, and write one JSON line per case to the report pipe (`FIXLOOP_REPORT_FD`).
 nothing of fixloop, and its inputs are literals (`ast.literal_eval`), never code.
 
 argv[1] is a JSON object: import_root, module, cls, function, kind, is_async, timeout, cases
-([{"args": [repr, ...], "kwargs": [[name, repr], ...]}]).
+([{"args": [repr, ...], "kwargs": [[name, repr], ...]}]), ghostwriter (bool: also ask Hypothesis's
+ghostwriter for property tests of the function; it imports `black`, and only ever runs here).
 """
 
 import ast
@@ -59,6 +60,25 @@ def _call(spec, target, case):
     return result
 
 
+MAX_GHOSTWRITER = 64 * 1024
+
+
+def _ghostwrite(target):
+    """Hypothesis's ghostwriter on the function: its text, or why there is none."""
+    signal.setitimer(signal.ITIMER_REAL, 30.0)
+    try:
+        from hypothesis.extra import ghostwriter
+
+        text = ghostwriter.magic(target)
+    except _Timeout:
+        return {"ghostwriter_error": "the ghostwriter took too long"}
+    except BaseException as e:
+        return {"ghostwriter_error": f"{type(e).__name__}: {e}"[:300]}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return {"ghostwriter": str(text)[:MAX_GHOSTWRITER]}
+
+
 def main():
     spec = json.loads(sys.argv[1])
     out = os.fdopen(int(os.environ["FIXLOOP_REPORT_FD"]), "w", encoding="utf-8")
@@ -91,6 +111,8 @@ def main():
                       "message": str(e)[:300]}
         record["i"] = index
         _emit(out, record)
+    if spec.get("ghostwriter"):
+        _emit(out, _ghostwrite(target))
     _emit(out, {"done": True})
 
 

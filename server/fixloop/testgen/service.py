@@ -18,9 +18,11 @@ from ..sandbox.api import Sandbox
 from ..sandbox.hostio import read_beneath
 from ..sandbox.select import choose as choose_sandbox
 from .harvest import harvest
+from .invariant_tests import stated_invariants
 from .place import fresh_test_path
-from .properties import properties
-from .record import Recorded, Recorder
+from .ghostwritten import ghostwritten
+from .properties import Property, properties
+from .record import Recorded, Recorder, Recording
 from .render import TestSource, characterization, property_tests, render
 from .target import Target, TestgenError, find, module_functions, module_name, parse_spec
 
@@ -106,7 +108,7 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
         raise TestgenError(f"no inputs for {target.label}: add a docstring example (>>> {target.function}(...)), "
                            "type hints on its parameters, or a call with literal arguments; nothing was written")
     note(f"recording {len(cases)} call(s) in the sandbox")
-    recording = Recorder(prepared, sandbox, cancelled=cancelled).record(target, cases)
+    recording = Recorder(prepared, sandbox, cancelled=cancelled).record(target, cases, ghostwriter=True)
     notes = [_dropped(r, target.function) for r in recording.results if not r.testable]
     if not any(r.testable for r in recording.results):
         raise TestgenError(f"no call of {target.label} could be recorded: " + "; ".join(notes[:4])
@@ -114,7 +116,7 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
     tests, imports = characterization(target, recording.results)
     props = []
     if recording.has_hypothesis:
-        props = properties(target, source, module_functions(source))
+        props = _properties(target, source, recording, imports, notes) + stated_invariants(target, source, notes)
     else:
         notes.append(f"no property tests: hypothesis is not installed for {prepared.interpreter.path} "
                      "(install it there to get them)")
@@ -131,6 +133,19 @@ def _generate(workspace: Path, rel: str, qualname: str, settings: Settings, prep
         raise TestgenError(f"none of the tests written for {target.label} ran: " + "; ".join(notes[-3:]))
     text = render(target, kept, imports, [p for p in props if p.name in {t.name for t in kept}], suspects)
     return Generated(target, path, text, statuses, notes, prepared.interpreter.describe())
+
+
+def _properties(target: Target, source: str, recording: Recording, imports: set[str], notes: list[str]) -> list[Property]:
+    """Hypothesis's ghostwriter's tests when it wrote some worth keeping (it ran in the sandbox), else the
+    static round trip and idempotence."""
+    functions = module_functions(source)
+    ghost, why = ghostwritten(recording.ghostwriter, target.module, target.function, functions) \
+        if recording.ghostwriter else ([], recording.ghostwriter_problem)
+    if ghost:
+        imports.add(f"import {target.module}")
+        return ghost
+    notes.append(f"Hypothesis's ghostwriter was not used: {why or 'it gave nothing'}")
+    return properties(target, source, functions)
 
 
 def _dropped(r: Recorded, name: str) -> str:

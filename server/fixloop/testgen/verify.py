@@ -2,10 +2,10 @@
 
 The test runs in the sandbox like every test (the project is untrusted); this module only judges the
 report. Good: an `AssertionError` raised in the generated test (pytest's rewritten assert shows the
-compared values), `pytest.raises` that saw nothing raised, or an exception the project's own code
-raises while the test calls it (the behaviour the words describe). Refused: a test that passes, or one
+compared values; a Hypothesis property test's, on its falsifying example), `pytest.raises` that saw
+nothing raised, or an exception the project's own code raises while the test calls it (the behaviour the words describe). Refused: a test that passes, or one
 that fails before it gets to the behaviour (ImportError, SyntaxError, a NameError or TypeError of the
-test's own making, a fixture or collection error).
+test's own making, a fixture or collection error, Hypothesis's own errors such as `Unsatisfiable`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,11 @@ from ..core.model import Patch, TestReport, TestResult
 BROKEN = {"ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "TabError"}
 # These raised by the test's own line mean it calls things wrongly (or names something that is not there).
 OWN_MISTAKES = {"NameError", "TypeError", "AttributeError", "UnboundLocalError"}
+# Hypothesis's own errors: the property could not be checked (no valid input, a strategy that does not
+# build, a flaky test), which says nothing about the behaviour.
+HYPOTHESIS_OWN = {"Unsatisfiable", "FailedHealthCheck", "InvalidArgument", "InvalidDefinition", "ResolutionFailed",
+                  "Flaky", "FlakyFailure", "FlakyStrategyDefinition", "FlakyReplay", "DidNotReproduce", "Frozen",
+                  "HypothesisException", "HypothesisDeprecationWarning", "HypothesisWarning"}
 PASSES = "the generated test passes on the current code: the described behaviour is already there?"
 
 
@@ -58,6 +63,9 @@ def _reason(result: TestResult, test_path: str) -> str:
         return f"{exc}: {_first_line(result.message)}"
     innermost = result.frames[-1] if result.frames else None
     in_test = innermost is None or innermost.path == test_path
+    if exc in HYPOTHESIS_OWN or (innermost is not None and not innermost.in_project and not in_test
+                                 and "/hypothesis/" in innermost.path):
+        return f"Hypothesis could not check the property ({exc or 'an error'}): {_first_line(result.message)}"
     if exc == "AssertionError":
         return "" if in_test else f"AssertionError raised inside {innermost.path}:{innermost.line}, not by the test's check"
     if exc == "Failed" and "DID NOT RAISE" in result.message:

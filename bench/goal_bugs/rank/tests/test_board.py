@@ -1,0 +1,5 @@
+from board import rank
+
+
+def test_empty():
+    assert rank([]) == []
