@@ -203,3 +203,24 @@ def test_two_lanes_are_forks_of_one_server_and_screen_at_once(tmp_path: Path) ->
         assert not r.warm_problem
     finally:
         r.close()
+
+
+def test_closing_stops_a_screen_read_ahead_that_nobody_reads(tmp_path: Path) -> None:
+    """A candidate screened ahead whose result the run no longer needs is stopped when the run closes,
+    not waited for: the slow candidate below passes within its learned limit when it is waited for."""
+    (tmp_path / "mod.py").write_text(MODULE)
+    (tmp_path / "test_mod.py").write_text("import time\n\nimport mod\n\n\ndef test_half():\n    assert mod.half(4) == 2"
+                                          "\n\n\ndef test_slow():\n    time.sleep(0.6)\n")
+    r = PytestRunner.open(tmp_path, PlainSandbox(), Limits(test_timeout=120, per_test_timeout=90), PYTHON,
+                          warm_workers=1)
+    try:
+        assert r.run(None).failed  # the baseline (its 0.6 s test makes the learned limit 6.5 s)
+        assert r.lanes() == 1 and r.clock.learned() > 6
+        slow = patch_with("import time\n\n\ndef half(x):\n    time.sleep(3)\n    return x / 2\n")
+        r.prefetch(slow, ("test_mod.py::test_half",))
+        (future,) = r.screening.waiting.values()
+    finally:
+        r.close()
+    assert future.done()
+    report = future.result() if not future.cancelled() else None
+    assert report is None or not report.ok

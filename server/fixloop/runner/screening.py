@@ -109,11 +109,14 @@ class Screening:
 
     def close(self) -> None:
         self._closed = True
+        starting = self._starting is not None and self._starting.is_alive()
+        unread = any(not future.done() for future in self.waiting.values())
+        if starting or unread:
+            # Workers still starting when the run is over (e.g. every test passed), or screening candidates
+            # read ahead that the run no longer needs: stop them rather than wait for them; nothing else of
+            # this run is left on the sandbox.
+            self.sandbox.kill_all()
         if self._starting is not None:
-            if self._starting.is_alive():
-                # Workers still starting when the run is over (e.g. every test passed): stop them rather
-                # than wait for them; nothing else of this run is left on the sandbox.
-                self.sandbox.kill_all()
             self._starting.join()
         self._executor.shutdown(wait=True, cancel_futures=True)
         if self.pool is not None:
