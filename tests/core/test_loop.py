@@ -220,3 +220,28 @@ def test_overfitting_guard_still_ranks_the_smallest_first() -> None:
     assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD
     outcome, _, _ = _run([WithMeta([(GOOD, {"exposure": 9}), (BIGGER, {"exposure": 0})])])
     assert outcome.patch is not None and outcome.patch.changes[0].after == GOOD and outcome.candidates_evaluated == 1
+
+
+class PrefetchingRunner(ScriptedRunner):
+    """A runner with two spare lanes that records what the loop reads ahead for it."""
+
+    def __init__(self) -> None:
+        super().__init__({"m.py": SOURCE, "tests/test_m.py": "..."}, double_verdict())
+        self.prefetched: list[str] = []
+
+    def lanes(self) -> int:
+        return 2
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        self.prefetched.append(patch.changes[0].after)
+
+
+def test_after_a_fix_only_a_smaller_candidate_is_read_ahead() -> None:
+    """Reading ahead screens on spare lanes; once a fix is found, an equally small candidate the passing
+    tests run more is never tested, so it is not screened ahead either. A smaller one still is."""
+    same = [(f"def double(x):\n    return x + x  # {i}\n", {"exposure": 5}) for i in range(5)]
+    runner = PrefetchingRunner()
+    outcome, _, _ = _run([WithMeta([(GOOD, {"exposure": 3}), *same, (SAME_SIZE, {"exposure": 0})])], runner=runner)
+    assert outcome.patch is not None and outcome.patch.changes[0].after == SAME_SIZE
+    # the window (lanes + 1) was read before the first fix; after it only the smaller fix
+    assert runner.prefetched == [GOOD, same[0][0], same[1][0], SAME_SIZE]

@@ -8,20 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from collections import deque
-from typing import Generator, Iterator
+from typing import Callable, Generator, Iterator
 
-from .model import (
-    Attempt,
-    Event,
-    Outcome,
-    Patch,
-    Reflection,
-    Status,
-    Task,
-    TestReport,
-    Usage,
-    Verdict,
-)
+from .model import Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
 from .flaky import flaky_among
 from .guard import rejection
 from .patch import patch_size, unified_diff
@@ -168,7 +157,7 @@ class _Run:
 
     def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
-        for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets):
+        for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
             yield from self.notes(proposer)
             stop = _limit_reached(self.task, self, self.ports)
             if stop:
@@ -191,6 +180,10 @@ class _Run:
                 if stop:
                     return stop
         return None
+
+    def worth_screening(self, patch: Patch) -> bool:
+        """What the loop would still test: after a fix only a smaller one (the overfitting guard), never twice."""
+        return patch.key() not in self.seen and (self.winner is None or _preference(patch) < _preference(self.winner))
 
     def evaluate(self, proposer: Proposer, patch: Patch, early_verdict: Verdict | None,
                  ctx: ProposalContext) -> Generator[Event, None, Attempt]:
@@ -321,19 +314,20 @@ class _Run:
         return outcome
 
 
-def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...]
-                   ) -> Iterator[tuple[Patch, Verdict | None]]:
+def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...],
+                   wanted: Callable[[Patch], bool]) -> Iterator[tuple[Patch, Verdict | None]]:
     """Candidates in order, with their safety verdict when it was taken early. A runner with spare lanes
-    gets the next few candidates that passed the guard and the safety check, to screen in parallel;
-    an adaptive proposer (it reads each result) is never read ahead."""
+    gets the next few `wanted` candidates that passed the guard and the safety check, to screen in parallel
+    (one not wanted now never will be: the loop skips it); an adaptive proposer is never read ahead."""
     width = ports.runner.lanes() if isinstance(ports.runner, Prefetching) and not proposer.adaptive else 1
     if width <= 1:
         yield from ((patch, None) for patch in proposer.propose(ctx))
         return
     window: deque[tuple[Patch, Verdict | None]] = deque()
     for patch in proposer.propose(ctx):
-        verdict = ports.safety.check(patch) if ports.safety is not None else None
-        if (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
+        worth = wanted(patch)
+        verdict = ports.safety.check(patch) if ports.safety is not None and worth else None
+        if worth and (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
             ports.runner.prefetch(patch, targets)
         window.append((patch, verdict))
         if len(window) > width:  # one more than the lanes: a free lane never waits for the loop

@@ -263,7 +263,7 @@ class MemoryStore:
 
     def rows(self, name: str, where: str = "", columns: Sequence[str] | None = None, limit: int = 10_000) -> list[dict[str, Any]]:
         self.open()  # before choosing the builder: opening decides which one runs
-        query = self.table(name).search() if self._direct is None else self._inner(name).query()
+        query = self.table(name).search() if self._direct is None else self.table(name)._table.query()
         if where:
             query = query.where(where)
         if columns:
@@ -283,7 +283,7 @@ class MemoryStore:
         if self._direct is None:
             query = self.table("failures").search(vector, vector_column_name="vector")
         else:
-            query = self._inner("failures").query().nearest_to(vector).column("vector")
+            query = self.table("failures")._table.query().nearest_to(vector).column("vector")
         query = query.distance_type("cosine").limit(k)
         if where:
             query = query.where(where)  # a prefilter: the k nearest of the rows that match
@@ -292,10 +292,6 @@ class MemoryStore:
             distance = float(row.pop("_distance"))
             out.append((row, 1.0 - distance))
         return out
-
-    def _inner(self, name: str) -> Any:
-        """The asynchronous table behind the synchronous one (lancedb 0.40, pinned)."""
-        return self.table(name)._table
 
     def _arrow(self, query: Any) -> Any:
         """Run a query in one round trip to LanceDB's engine. The synchronous builder makes five more
