@@ -6,7 +6,8 @@ linked to functions of the synthetic project), builds the HNSW index, then:
   1. `recall()` on the plain learning memory, no graph tables in the store;
   2. builds the graph (walk + tree-sitter + LanceDB tables) and adds coverage edges for every test;
   3. `recall()` on the memory with the graph loaded and on the plain memory, interleaved query by query;
-  4. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
+  4. the plain memory's lookups, each query one round trip, against the synchronous query builder, interleaved;
+  5. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
 Prints p50/p95 wall and CPU milliseconds (target: recall p95 < 10 ms).
 
     PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300] [--keep DIR]
@@ -145,6 +146,20 @@ def main() -> None:
                 out[0].extend(wall)
                 out[1].extend(cpu)
 
+        # The same lookups through the synchronous query builder (what the store used before it ran each
+        # query in one round trip), interleaved with the store as it is.
+        builder = LearningMemory(MemoryStore(store.uri, HashingEmbedder()).open(), PROJECT)
+        builder.store._direct = None
+        builder.recall(reports[0], {})
+        direct_times: tuple[list[float], list[float]] = ([], [])
+        builder_times: tuple[list[float], list[float]] = ([], [])
+        for i, report in enumerate(reports * args.rounds):
+            pair = [(plain, direct_times), (builder, builder_times)]
+            for memory, out in pair if i % 2 else pair[::-1]:
+                wall, cpu = timed(lambda r: memory.recall(r, {}), [report])
+                out[0].extend(wall)
+                out[1].extend(cpu)
+
         path = "pkg1/mod3.py"
         text = (ws / path).read_text()
         reloaded.entity_warnings(path, text)  # fills the per-entity history cache
@@ -157,6 +172,8 @@ def main() -> None:
         print(line(f"recall() x{len(reports)}, no graph", *without))
         print(line(f"recall() x{len(with_graph[0])}, graph present", *with_graph))
         print(line(f"recall() x{len(without_again[0])}, no graph, interleaved", *without_again))
+        print(line(f"recall() x{len(direct_times[0])}, one round trip", *direct_times))
+        print(line(f"recall() x{len(builder_times[0])}, sync builder", *builder_times))
         print(line(f"entity warnings for a file x{args.queries}", *warnings))
         print(line(f"hover on a function x{args.queries}", *hovers))
         print(line(f"localization prior, 39 suspects x{args.queries}", *prior))
