@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
@@ -75,6 +76,21 @@ def write_workspace(root: Path, modules: int, rng: random.Random) -> list[str]:
             body += ["", f"def test_{t}_{k}():", f"    assert f{o}_0([1, 2, 30]) == 30", ""]
         (tests / f"test_t{t}.py").write_text("\n".join(body) + "\n")
     return functions
+
+
+Times = tuple[list[float], list[float]]  # wall and CPU milliseconds
+
+
+def interleaved(a: Any, b: Any, reports: list[TestReport]) -> tuple[Times, Times]:
+    """`recall()` of two memories query by query, in alternating order, so a change of load hits both alike."""
+    times: tuple[Times, Times] = (([], []), ([], []))
+    for i, report in enumerate(reports):
+        pair = [(a, times[0]), (b, times[1])]
+        for memory, out in pair if i % 2 else pair[::-1]:
+            wall, cpu = timed(lambda r: memory.recall(r, {}), [report])
+            out[0].extend(wall)
+            out[1].extend(cpu)
+    return times
 
 
 def main() -> None:
@@ -136,29 +152,14 @@ def main() -> None:
         print(f"graph loaded from the store (a new process, every file checked against the disk): "
               f"{time.perf_counter() - t:.2f} s")
         reloaded.recall(reports[0], {})
-        # Interleaved, query by query and in alternating order, so a change of load hits both alike.
-        with_graph: tuple[list[float], list[float]] = ([], [])
-        without_again: tuple[list[float], list[float]] = ([], [])
-        for i, report in enumerate(reports * args.rounds):
-            pair = [(reloaded, with_graph), (plain, without_again)]
-            for memory, out in pair if i % 2 else pair[::-1]:
-                wall, cpu = timed(lambda r: memory.recall(r, {}), [report])
-                out[0].extend(wall)
-                out[1].extend(cpu)
+        with_graph, without_again = interleaved(reloaded, plain, reports * args.rounds)
 
         # The same lookups through the synchronous query builder (what the store used before it ran each
         # query in one round trip), interleaved with the store as it is.
         builder = LearningMemory(MemoryStore(store.uri, HashingEmbedder()).open(), PROJECT)
         builder.store._direct = None
         builder.recall(reports[0], {})
-        direct_times: tuple[list[float], list[float]] = ([], [])
-        builder_times: tuple[list[float], list[float]] = ([], [])
-        for i, report in enumerate(reports * args.rounds):
-            pair = [(plain, direct_times), (builder, builder_times)]
-            for memory, out in pair if i % 2 else pair[::-1]:
-                wall, cpu = timed(lambda r: memory.recall(r, {}), [report])
-                out[0].extend(wall)
-                out[1].extend(cpu)
+        direct_times, builder_times = interleaved(plain, builder, reports * args.rounds)
 
         path = "pkg1/mod3.py"
         text = (ws / path).read_text()
