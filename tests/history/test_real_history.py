@@ -22,6 +22,8 @@ from fixloop.core.model import Scope, Status
 from fixloop.runlog import record_decision
 from fixloop.session import FixSession
 
+from tests.conftest import PYTHON
+
 from .synth import Spec, write
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(2400)]  # 20 real runs: minutes on a busy machine
@@ -59,7 +61,7 @@ def real_history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data = base / "data"
     old = os.environ.get("XDG_DATA_HOME")
     os.environ["XDG_DATA_HOME"] = str(data)  # the projects index goes to this test's own data dir
-    settings = dataclasses.replace(Settings(), offline=True, max_candidates=40, warm_workers=0,
+    settings = dataclasses.replace(Settings(), offline=True, max_candidates=40, warm_workers=0, python=PYTHON,
                                    memory=MemorySettings(enabled=True, uri=str(base / "memory")))
     plan = [("shop", True), ("cinema", False), ("shop", True), ("cinema", True), ("shop", False), ("cinema", True),
             ("shop", True), ("cinema", True), ("shop", True), ("cinema", False), ("shop", True), ("cinema", True),

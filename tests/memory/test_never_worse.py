@@ -23,14 +23,17 @@ from fixloop.repair.mutate import MutationProposer
 from fixloop.core.model import Suspect
 from fixloop.session import FixSession
 
+from tests.conftest import PYTHON
+
 from .test_learning import CINEMA, _cinema_report, _learn_fix
 
 PAIR = Path(__file__).resolve().parents[2] / "bench" / "memory_pairs" / "decoy"
 
 
 def _settings(uri: Path) -> Settings:
+    # The lean project interpreter (pytest only): the dev one's plugins cost seconds per pytest process.
     return dataclasses.replace(Settings(), offline=True, sandbox=dataclasses.replace(Settings().sandbox, backend="none"),
-                               memory=MemorySettings(uri=str(uri)))
+                               memory=MemorySettings(uri=str(uri)), python=PYTHON)
 
 
 def _fix(project: Path, work: Path, uri: Path, seed: int) -> tuple[int, list[str], dict[str, object]]:

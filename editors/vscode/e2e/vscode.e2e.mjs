@@ -326,7 +326,7 @@ try {
     writeFileSync(settingsFile, readFileSync(settingsFile, "utf8").replace(/"fixloop.memory.location": "[^"]*"/,
       `"fixloop.memory.location": ${JSON.stringify(memory)}`));
     // The settings change restarts the server: until the new one answers, the old one (another memory) may.
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "a strict comparison against a name becomes non-strict" }).first();
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "a strict comparison against a named constant becomes non-strict" }).first();
     await waitFor(async () => {
       await statusItem("fixloop: ready").waitFor({ timeout: LONG });
       await runCommand("fixloop: Review mined templates");
@@ -334,10 +334,10 @@ try {
       await page.keyboard.press("Escape");
       return false;
     }, LONG, "the quick pick to list the mined template");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "if ID1 > ID2 :" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "ID1 <|> CONST1" }).first().waitFor({ timeout: SHORT });
     await shot("templates-pick");
     await row.click();
-    await page.locator(".monaco-editor .view-lines", { hasText: "-if ID1 > ID2 :" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".monaco-editor .view-lines", { hasText: "-ID1 <|> CONST1" }).first().waitFor({ timeout: SHORT });
     await page.locator(".monaco-editor .view-lines", { hasText: "+if qty >= BULK:" }).first().waitFor({ timeout: SHORT });
     const toast = toastWith("fixloop: mined template");
     await toast.getByRole("button", { name: "Approve", exact: true }).waitFor({ timeout: SHORT });
