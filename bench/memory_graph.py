@@ -1,13 +1,16 @@
 """Memory lookups with the code graph present: 100,000 stored failures, a synthetic workspace of a few
 thousand entities, and `recall()` p95 with and without the graph, side by side in one run.
 
-Fills a temporary store like `memory_lookup.py` (40 bug families x many variants; a fifth of the rows
-linked to functions of the synthetic project), builds the HNSW index, then:
+Fills a temporary store like `memory_lookup.py` (40 bug families x many variants, 30% fixed with their
+verified fix rows; a fifth of the rows linked to functions of the synthetic project), builds the HNSW
+index, then:
   1. `recall()` on the plain learning memory, no graph tables in the store;
   2. builds the graph (walk + tree-sitter + LanceDB tables) and adds coverage edges for every test;
   3. `recall()` on the memory with the graph loaded and on the plain memory, interleaved query by query;
   4. the plain memory's lookups, each query one round trip, against the synchronous query builder, interleaved;
-  5. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
+  5. the same against lookups that read the seven recall columns and join the fixes table (what the
+     previous release did, and what rows written before the packed `recall` column still cost);
+  6. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
 Prints p50/p95 wall and CPU milliseconds (target: recall p95 < 10 ms).
 
     PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300] [--keep DIR]
@@ -28,13 +31,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memory_lookup import line, percentile, synthetic, timed  # noqa: E402
+from memory_lookup import line, percentile, synthetic, timed, with_fixes  # noqa: E402
 
 from fixloop.core.model import Frame, Suspect, TestReport, TestResult  # noqa: E402
 from fixloop.graph.memory import GraphMemory  # noqa: E402
 from fixloop.memory.embed import HashingEmbedder  # noqa: E402
 from fixloop.memory.learning import LearningMemory  # noqa: E402
-from fixloop.memory.store import MemoryStore  # noqa: E402
+from fixloop.memory.store import RECALL_COLUMNS, MemoryStore  # noqa: E402
 
 PROJECT = "/projects/p1"
 FUNCTIONS, METHODS = 8, 4
@@ -81,6 +84,14 @@ def write_workspace(root: Path, modules: int, rng: random.Random) -> list[str]:
 Times = tuple[list[float], list[float]]  # wall and CPU milliseconds
 
 
+class ColumnsStore(MemoryStore):
+    """Lookups as the previous release made them: the recall columns one by one, no fix carried (so
+    recall joins the fixes table for every fixed hit)."""
+
+    def similar(self, text: str, k: int = 5, where: str = "", columns: Any = RECALL_COLUMNS) -> Any:
+        return super().similar(text, k, where, columns=tuple(columns) + ("test_id",))
+
+
 def interleaved(a: Any, b: Any, reports: list[TestReport]) -> tuple[Times, Times]:
     """`recall()` of two memories query by query, in alternating order, so a change of load hits both alike."""
     times: tuple[Times, Times] = (([], []), ([], []))
@@ -116,8 +127,11 @@ def main() -> None:
             for row in rows:
                 if rng.random() < 0.2:  # a fifth of the failures link to a function of the project
                     row["project"], row["entity"] = PROJECT, rng.choice(functions)
+            fixes = with_fixes(rows, rng)
             store.add("failures", rows)
-        print(f"inserted {store.count('failures'):,} failures in {time.perf_counter() - t:.1f} s")
+            store.add("fixes", fixes)
+        print(f"inserted {store.count('failures'):,} failures and {store.count('fixes'):,} fixes "
+              f"in {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
         store.index_threshold = min(store.index_threshold, args.rows)
         store.compact(build_index=not kept)
@@ -160,6 +174,9 @@ def main() -> None:
         builder.store._direct = None
         builder.recall(reports[0], {})
         direct_times, builder_times = interleaved(plain, builder, reports * args.rounds)
+        columns = LearningMemory(ColumnsStore(store.uri, HashingEmbedder()).open(), PROJECT)
+        columns.recall(reports[0], {})
+        packed_times, columns_times = interleaved(plain, columns, reports * args.rounds)
 
         path = "pkg1/mod3.py"
         text = (ws / path).read_text()
@@ -175,6 +192,10 @@ def main() -> None:
         print(line(f"recall() x{len(without_again[0])}, no graph, interleaved", *without_again))
         print(line(f"recall() x{len(direct_times[0])}, one round trip", *direct_times))
         print(line(f"recall() x{len(builder_times[0])}, sync builder", *builder_times))
+        print(line(f"recall() x{len(packed_times[0])}, packed column", *packed_times))
+        print(line(f"recall() x{len(columns_times[0])}, columns + fixes join", *columns_times))
+        print(f"p95 ratio columns + join / packed: "
+              f"{percentile(columns_times[0], 0.95) / percentile(packed_times[0], 0.95):.2f}x")
         print(line(f"entity warnings for a file x{args.queries}", *warnings))
         print(line(f"hover on a function x{args.queries}", *hovers))
         print(line(f"localization prior, 39 suspects x{args.queries}", *prior))

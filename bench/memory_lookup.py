@@ -1,7 +1,7 @@
 """Lookup latency of the memory store with 100,000 stored failures: flat scan vs the vector index.
 
 Fills a temporary store with synthetic failures (40 bug families x many variants: different names,
-numbers and statements), then times `similar()` (the vector search recall runs) and the whole
+numbers and statements; 30% fixed, each with its verified fix row), then times `similar()` (the vector search recall runs) and the whole
 `recall()` of the Memory port, before and after `compact()` builds the IVF_HNSW_SQ index.
 Prints p50/p95 wall and CPU milliseconds side by side (target: p95 < 10 ms).
 
@@ -48,6 +48,26 @@ def synthetic(rng: random.Random) -> dict:
             "text": f"{signature} {statement}", "fixed": rng.random() < 0.3}
 
 
+def with_fixes(rows: list[dict], rng: random.Random) -> list[dict]:
+    """The verified fix rows a real run records for the fixed failures of `rows`; each failure carries its
+    fix (`fix`), as `LearningMemory` writes them."""
+    fixes = []
+    for row in rows:
+        if not row["fixed"]:
+            continue
+        before = row["statement"]
+        after = before.replace(" > ", " >= ").replace(" - ", " + ") if rng.random() < 0.5 else before + "  # fixed"
+        fix = {"id": new_id(), "failure_id": row["id"], "project": row["project"], "run_id": row["run_id"],
+               "time": row["time"], "path": "app.py", "summary": f"{before} -> {after}", "proposer": "mutation",
+               "operator": rng.choice(["swap_comparison", "arith_swap", "off_by_one", "replace_constant"]),
+               "verified": True, "decision": "", "fault_shape": row["shape"], "edit": "[]",
+               "diff": f"--- a/app.py\n+++ b/app.py\n@@ -10,7 +10,7 @@\n" + "     context line\n" * 6
+                       + f"-    {before}\n+    {after}\n"}
+        row["fix"] = fix
+        fixes.append(fix)
+    return fixes
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -80,7 +100,10 @@ def main() -> None:
         print(f"import lancedb + open an empty store: {time.perf_counter() - t:.2f} s")
         t = time.perf_counter()
         for start in range(0, args.rows, 10_000):
-            store.add("failures", [synthetic(rng) for _ in range(min(10_000, args.rows - start))])
+            rows = [synthetic(rng) for _ in range(min(10_000, args.rows - start))]
+            fixes = with_fixes(rows, rng)
+            store.add("failures", rows)
+            store.add("fixes", fixes)
         print(f"inserted {store.count('failures'):,} failures in {time.perf_counter() - t:.1f} s")
 
         queries = [synthetic(rng)["text"] for _ in range(args.queries)]

@@ -44,20 +44,21 @@ def remember(settings: MemorySettings, workspace: Path, run_id: str, goal: str, 
 
         store, project = _store(settings, workspace)
         fid, fix_id = new_id(), (new_id() if patch is not None else "")
+        fix = None if patch is None else {
+            "id": fix_id, "failure_id": fid, "project": project, "run_id": run_id, "time": time.time(),
+            "path": ", ".join(patch.paths), "diff": unified_diff(patch)[:20_000],
+            "summary": f"{goal[:200]} -> {spec.expected[:200]} -> {test_path} -> "
+                       f"{patch.proposer}/{patch.operator}: {patch.summary}"[:1000],
+            "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
+            "fault_shape": "", "edit": ""}
         store.add("failures", [{
             "id": fid, "project": project, "run_id": run_id, "time": time.time(), "test_id": test_path,
             "exc_type": "Goal", "message": goal[:500], "signature": f"goal: {spec.expected}"[:500], "shape": "",
             "statement": spec.where, "frame": spec.where, "error_class": GOAL_CLASS,
             "text": _text(goal, spec.expected, spec.where), "fixed": patch is not None, "fix_id": fix_id,
-            "tried": 0, "tried_operators": ""}])
-        if patch is not None:
-            store.add("fixes", [{
-                "id": fix_id, "failure_id": fid, "project": project, "run_id": run_id, "time": time.time(),
-                "path": ", ".join(patch.paths), "diff": unified_diff(patch)[:20_000],
-                "summary": f"{goal[:200]} -> {spec.expected[:200]} -> {test_path} -> "
-                           f"{patch.proposer}/{patch.operator}: {patch.summary}"[:1000],
-                "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
-                "fault_shape": "", "edit": ""}])
+            "tried": 0, "tried_operators": "", "fix": fix}])
+        if fix is not None:
+            store.add("fixes", [fix])
         store.flush()
         return True
     except Exception as e:  # best effort: the goal's fix stands without its memory row

@@ -21,6 +21,7 @@ from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .pastfix import FixDetails, KnownFix, hits_in
 from .shapes import StatementEdit, changed_statements, code_of, statements
 from .shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
+from . import packed
 from .store import MemoryStore, new_id, quote, where_in
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ class LearningMemory:
         self._attempts: dict[str, list[Attempt]] = {}
         self._patterns: tuple[tuple[int, int], dict[str, KnownFix]] | None = None
         self._fix_details = FixDetails(store)
-        self._shapes: tuple[int, dict[str, list[str]]] | None = None
+        self._shapes: tuple[int, dict[str, list[str]], frozenset[str]] | None = None
+        self._balance: tuple[int, dict[str, tuple[int, int]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
         self._lock = threading.RLock()  # the language server may ask from several worker threads
 
@@ -128,9 +130,18 @@ class LearningMemory:
             best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
         if not best:
             return ()
-        # Only a failure marked fixed has a fix row: most lookups need not read the fixes table at all.
-        fixed = [fid for fid, (row, _) in best.items() if row["fixed"]]
-        fixes = self.store.rows("fixes", where_in("failure_id", fixed) + " AND verified = true") if fixed else []
+        # A failure row carries its fix (packed.py); the fixes table says whether that fix still exists
+        # (forgotten, evicted) and is read only for fixed rows written before failures carried their fix.
+        verified = self._known_fixes()[1]
+        fixes, older = [], []
+        for fid, (row, _) in best.items():
+            fix = row["fix"] if "fix" in row else packed.fix_of(row.get("recall"))
+            if fix is not None and fix["id"] in verified:
+                fixes.append({**fix, "failure_id": fid})
+            elif fix is None and row["fixed"]:
+                older.append(fid)
+        if older:
+            fixes += self.store.rows("fixes", where_in("failure_id", older) + " AND verified = true")
         verdicts = self._review_balance({f["fault_shape"] for f in fixes})
         lessons: list[tuple[float, Lesson]] = []
         for fix in fixes:
@@ -155,21 +166,24 @@ class LearningMemory:
         lessons.sort(key=lambda item: -item[0])
         return tuple(lesson for _, lesson in lessons[: self.max_lessons])
 
-    def _fix_shapes(self) -> dict[str, list[str]]:
-        """fault shape -> failure ids of verified fixes (every project), cached per table version."""
+    def _known_fixes(self) -> tuple[dict[str, list[str]], frozenset[str]]:
+        """fault shape -> failure ids of verified fixes (every project), and the ids of those fixes;
+        cached per table version."""
         version = self.store.table("fixes").version
         if self._shapes is not None and self._shapes[0] == version:
-            return self._shapes[1]
+            return self._shapes[1], self._shapes[2]
         out: dict[str, list[str]] = {}
-        for f in self.store.rows("fixes", "verified = true", ["fault_shape", "failure_id"], limit=1_000_000):
+        ids = []
+        for f in self.store.rows("fixes", "verified = true", ["id", "fault_shape", "failure_id"], limit=1_000_000):
+            ids.append(f["id"])
             if len(f["fault_shape"].split()) >= MIN_PATTERN_TOKENS:
                 out.setdefault(f["fault_shape"], []).append(f["failure_id"])
-        self._shapes = (version, out)
-        return out
+        self._shapes = (version, out, frozenset(ids))
+        return out, self._shapes[2]
 
     def _shape_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
         error_class = failing[0].exc_type or failing[0].outcome  # as describe() names it
-        known = self._fix_shapes()
+        known = self._known_fixes()[0]
         if not known:
             return []
         here: set[str] = set()
@@ -187,14 +201,17 @@ class LearningMemory:
         return self.store.rows("failures", where_in("id", ids) + f" AND error_class = {quote(error_class)}")
 
     def _review_balance(self, shapes: set[str]) -> dict[str, tuple[int, int]]:
-        shapes.discard("")
-        if not shapes:
+        """fault shape -> (accepted, rejected) hunks; every shape's, cached per decisions-table version."""
+        if not shapes - {""}:
             return {}
-        out: dict[str, tuple[int, int]] = {}
-        for d in self.store.rows("decisions", where_in("fault_shape", shapes), ["fault_shape", "accepted"]):
-            a, r = out.get(d["fault_shape"], (0, 0))
-            out[d["fault_shape"]] = (a + 1, r) if d["accepted"] else (a, r + 1)
-        return out
+        version = self.store.table("decisions").version
+        if self._balance is None or self._balance[0] != version:
+            out: dict[str, tuple[int, int]] = {}
+            for d in self.store.rows("decisions", "", ["fault_shape", "accepted"], limit=1_000_000):
+                a, r = out.get(d["fault_shape"], (0, 0))
+                out[d["fault_shape"]] = (a + 1, r) if d["accepted"] else (a, r + 1)
+            self._balance = (version, out)
+        return self._balance[1]
 
     def _priors(self, report: TestReport) -> dict[str, float]:
         failing = self._failing(report)
@@ -227,30 +244,27 @@ class LearningMemory:
         # The code graph's link: the fixed function when there is a fix, else the most suspect one.
         entity = (fixed_entity(outcome.patch) if fixed and outcome.patch is not None else "") or suspect_entity(
             ctx.sources, ctx.suspects, self._failing(outcome.baseline, ctx.target_tests), is_test_file)
+        fixes: list[dict[str, Any]] = []
+        if fixed and outcome.patch is not None:
+            patch = outcome.patch
+            edits = [e for c in patch.changes for e in changed_statements(c.before, c.after)][:3]
+            # Every failing test of the run was fixed by the same patch: one fix row per failure, the
+            # diff kept once.
+            fixes = [{
+                "id": fix_id if n == 0 else new_id(), "failure_id": fid, "project": self.project,
+                "run_id": outcome.run_id, "time": now, "path": ", ".join(patch.paths),
+                "diff": unified_diff(patch)[:20_000] if n == 0 else "", "summary": fix_summary(edits, patch),
+                "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
+                "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits), "entity": entity,
+            } for n, fid in enumerate(failure_ids)]
         self.store.add("failures", [{
             "id": fid, "project": self.project, "run_id": outcome.run_id, "time": now, "test_id": info.test_id,
             "exc_type": info.exc_type, "message": info.message, "signature": info.signature, "shape": info.shape,
             "statement": info.statement, "frame": info.frame, "error_class": info.error_class, "text": info.text,
             "fixed": fixed, "fix_id": fix_id, "tried": outcome.candidates_evaluated,
-            "tried_operators": ", ".join(tried_ops), "entity": entity,
-        } for fid, info in zip(failure_ids, infos)])
-        if fixed and outcome.patch is not None:
-            patch = outcome.patch
-            edits = [e for c in patch.changes for e in changed_statements(c.before, c.after)][:3]
-            self.store.add("fixes", [{
-                "id": fix_id, "failure_id": failure_ids[0], "project": self.project, "run_id": outcome.run_id,
-                "time": now, "path": ", ".join(patch.paths), "diff": unified_diff(patch)[:20_000],
-                "summary": fix_summary(edits, patch), "proposer": patch.proposer, "operator": patch.operator,
-                "verified": True, "decision": "", "fault_shape": edits[0].fault_shape if edits else "",
-                "edit": _edits_json(edits), "entity": entity,
-            }])
-            # Every failing test of the run was fixed by the same patch: one fix row per failure.
-            self.store.add("fixes", [{
-                "id": new_id(), "failure_id": fid, "project": self.project, "run_id": outcome.run_id, "time": now,
-                "path": ", ".join(patch.paths), "diff": "", "summary": fix_summary(edits, patch),
-                "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
-                "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits), "entity": entity,
-            } for fid in failure_ids[1:]])
+            "tried_operators": ", ".join(tried_ops), "entity": entity, "fix": fix,
+        } for fid, info, fix in zip(failure_ids, infos, fixes or [None] * len(infos))])
+        self.store.add("fixes", fixes)
         self.store.add("operator_stats", [{
             "id": new_id(), "project": self.project, "error_class": infos[0].error_class, "operator": a.patch.operator,
             "success": a.status == "plausible", "weight": 1.0, "source": "test", "run_id": outcome.run_id, "time": now,
@@ -315,7 +329,7 @@ class LearningMemory:
         removed += self.store.delete("fixes", f"id = {q} OR failure_id = {q}")
         removed += self.store.delete("decisions", f"id = {q} OR fix_id = {q}")
         removed += self.store.delete("operator_stats", f"id = {q}")
-        self._patterns = self._shapes = None
+        self._patterns = self._shapes = self._balance = None
         return removed
 
 

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from .packed import repacked
 from .redact import redactor
 
 SHARES = ("fixes-only", "all")
@@ -96,5 +97,7 @@ def for_sharing(table: str, rows: Iterable[Mapping[str, Any]], share: str,
                 clean[key] = secrets(clean[key])
         if isinstance(clean.get("project"), str):
             clean["project"] = project_name(clean["project"])
+        if isinstance(clean.get("recall"), str):  # a failure's packed copy of its fields and fix
+            clean["recall"] = repacked(clean, lambda k, v: scrub_text(v) if k in TEXT_KEYS else secrets(v))
         out.append(clean)
     return out

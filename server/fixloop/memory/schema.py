@@ -2,8 +2,8 @@
 
 Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
   1  failures, fixes, decisions, operator_stats, meta. Later, in place: `entity` on failures, fixes and
-     decisions (the code graph's link; "" on older rows), and mined_templates (a new table is created on
-     open, so it needs no version step).
+     decisions (the code graph's link; "" on older rows), mined_templates (a new table is created on
+     open, so it needs no version step), and `recall` on failures (filled from the row's columns).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pyarrow as pa
+
+from .packed import FILL_SQL
 
 SCHEMA_VERSION = 1
 
@@ -26,6 +28,7 @@ def failures(dim: int) -> pa.Schema:
         ("error_class", _S), ("text", _S), ("fixed", _B), ("fix_id", _S), ("tried", _I), ("tried_operators", _S),
         ("embedder", _S), ("vector", pa.list_(pa.float32(), dim)),
         ("entity", _S),  # the code graph's id of the suspect function (`module::Class.func`), "" when unknown
+        ("recall", _S),  # what a lookup reads, in one column: see packed.py
     ])
 
 
@@ -62,6 +65,19 @@ def schema_for(table: str, dim: int) -> pa.Schema:
             "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES}[table]
 
 
+def empty_value(kind: pa.DataType) -> Any:
+    """What a writer that does not know a column puts in it."""
+    if pa.types.is_boolean(kind):
+        return False
+    if pa.types.is_integer(kind):
+        return 0
+    if pa.types.is_floating(kind):
+        return 0.0
+    if pa.types.is_string(kind):
+        return ""
+    return None
+
+
 def _default_sql(kind: pa.DataType) -> str:
     if pa.types.is_boolean(kind):
         return "false"
@@ -72,10 +88,15 @@ def _default_sql(kind: pa.DataType) -> str:
     return "''"
 
 
+# Columns computed from the others: an older store gets them filled from its own rows, not with a default.
+DERIVED = {"recall": FILL_SQL}
+
+
 def missing_columns(current: pa.Schema, wanted: pa.Schema) -> dict[str, str]:
     """Columns `wanted` has and `current` lacks, with the SQL expression that fills them."""
     have = set(current.names)
-    return {f.name: _default_sql(f.type) for f in wanted if f.name not in have and not pa.types.is_fixed_size_list(f.type)}
+    return {f.name: DERIVED.get(f.name) or _default_sql(f.type)
+            for f in wanted if f.name not in have and not pa.types.is_fixed_size_list(f.type)}
 
 
 # from_version -> step that brings a store at that version to from_version + 1. Each step gets the

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 if TYPE_CHECKING:
     import numpy as np
 
+from . import packed
 from .embed import Embedder
 from .redact import redactor
 
@@ -28,7 +29,7 @@ T = TypeVar("T")
 
 TEXT_COLUMNS = frozenset({"message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators"})
 STALE_TMP_SECONDS = 3600.0
-RECALL_COLUMNS = ("id", "project", "signature", "exc_type", "statement", "fixed", "tried", "tried_operators")
+RECALL_COLUMNS = packed.FIELDS
 # Another process's commits become visible within this interval; checking the latest version on
 # every read instead costs about 1 ms per lookup. A process always sees its own writes at once.
 READ_CONSISTENCY = timedelta(seconds=1)
@@ -238,6 +239,7 @@ class MemoryStore:
         if name == "failures":
             for row, vector in zip(clean, self._vectors([r["text"] for r in clean])):
                 row["vector"], row["embedder"] = vector, self.embedder.name
+                row["recall"] = packed.repacked(row, lambda k, v: clean_text(v) if k in TEXT_COLUMNS else v)
         return clean
 
     def add(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
@@ -249,7 +251,7 @@ class MemoryStore:
         wanted = schema.schema_for(name, self.embedder.dim)
         for row in clean:  # every column present, so older and newer writers agree on the layout
             for f in wanted:
-                row.setdefault(f.name, _empty(f.type))
+                row.setdefault(f.name, schema.empty_value(f.type))
         table = self.table(name)
         _retry(lambda: table.add(clean))
 
@@ -276,9 +278,20 @@ class MemoryStore:
     def similar(self, text: str, k: int = 5, where: str = "",
                 columns: Sequence[str] = RECALL_COLUMNS) -> list[tuple[dict[str, Any], float]]:
         """The k nearest failures to `text` with their cosine similarity (1 = the same direction).
-        Only `columns` are read: fetching every text column doubles the cost of a lookup."""
+        Only `columns` are read; the recall fields come from the one packed column, with the failure's
+        fix under `fix` (None when the row carries none), unless a row's packed value is unreadable."""
         self.open()  # before choosing the builder: opening decides which one runs
         vector = self._vectors([text])[0]
+        use_packed = set(columns) <= set(packed.FIELDS)
+        rows = self._nearest(vector, k, where, ["recall"] if use_packed else columns)
+        if use_packed:
+            unpacked = [(packed.unpack(row["recall"]), sim) for row, sim in rows]
+            if all(row is not None for row, _ in unpacked):
+                return unpacked  # type: ignore[return-value]
+            rows = self._nearest(vector, k, where, columns)
+        return rows
+
+    def _nearest(self, vector: Any, k: int, where: str, columns: Sequence[str]) -> list[tuple[dict[str, Any], float]]:
         columns = [c for c in columns if c != "vector"] + ["_distance"]
         if self._direct is None:
             query = self.table("failures").search(vector, vector_column_name="vector")
@@ -379,20 +392,6 @@ class MemoryStore:
         if not is_local(self.uri):
             return 0
         return sum(p.stat().st_size for p in local_path(self.uri).rglob("*") if p.is_file())
-
-
-def _empty(kind: Any) -> Any:
-    import pyarrow as pa
-
-    if pa.types.is_boolean(kind):
-        return False
-    if pa.types.is_integer(kind):
-        return 0
-    if pa.types.is_floating(kind):
-        return 0.0
-    if pa.types.is_string(kind):
-        return ""
-    return None
 
 
 def where_in(column: str, values: Iterable[str]) -> str:
