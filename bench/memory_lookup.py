@@ -61,7 +61,7 @@ def with_fixes(rows: list[dict], rng: random.Random) -> list[dict]:
                "time": row["time"], "path": "app.py", "summary": f"{before} -> {after}", "proposer": "mutation",
                "operator": rng.choice(["swap_comparison", "arith_swap", "off_by_one", "replace_constant"]),
                "verified": True, "decision": "", "fault_shape": row["shape"], "edit": "[]",
-               "diff": f"--- a/app.py\n+++ b/app.py\n@@ -10,7 +10,7 @@\n" + "     context line\n" * 6
+               "diff": "--- a/app.py\n+++ b/app.py\n@@ -10,7 +10,7 @@\n" + "     context line\n" * 6
                        + f"-    {before}\n+    {after}\n"}
         row["fix"] = fix
         fixes.append(fix)

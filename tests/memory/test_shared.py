@@ -93,8 +93,30 @@ def test_push_and_pull_move_one_project(shared_uri: str, tmp_path: Path) -> None
     assert a.push_project("cinema") == 1
     b = machine(shared_uri, tmp_path / "b").open()
     assert b.count("failures") == 2
-    b.delete("failures", "project = 'shop'")  # a cache that lost rows (evicted, forgotten) gets them back
+    b.delete("failures", "project = 'shop'")  # a cache that lost rows (evicted) gets them back
     assert b.pull_project("cinema") == 0 and b.pull_project("shop") == 1 and b.count("failures") == 2
+
+
+def test_forgetting_on_one_machine_sticks_on_every_machine(shared_uri: str, tmp_path: Path) -> None:
+    a = machine(shared_uri, tmp_path / "a").open()
+    _learn_fix(learner(a))
+    b = machine(shared_uri, tmp_path / "b").open()
+    assert learner(b, "cinema").recall(_cinema_report(), {"cinema/t.py": CINEMA})[0].outcome == "fixed"
+    (row,) = a.rows("failures")
+    assert learner(a).forget(row["id"]) == 2  # the failure and its fix; pushed at once
+    remote = RemoteStore(shared_uri, HashingEmbedder(64)).open()
+    assert remote.count("failures") == 0 and remote.count("fixes") == 0 and remote.count("forgotten") == 2
+    b = machine(shared_uri, tmp_path / "b")  # the same cache; a new handle sees the shared store's latest version
+    assert b.sync()["pulled"] == 0 and b.count("failures") == 0 and b.count("fixes") == 0
+    assert learner(b, "cinema").recall(_cinema_report(), {"cinema/t.py": CINEMA}) == ()
+    # Neither a later pull nor a machine that had not heard of it yet brings the rows back.
+    c = machine(shared_uri, tmp_path / "c").open()
+    assert c.count("failures") == 0 and a.sync()["pulled"] == 0 and a.count("failures") == 0
+    stale = machine(shared_uri, tmp_path / "stale", share="all")
+    stale.open()
+    stale.upsert("failures", [dict(row)])  # a copy made before the forget, pushed on purpose
+    assert stale.push_project(row["project"]) == 0
+    assert RemoteStore(shared_uri, HashingEmbedder(64)).open().count("failures") == 0
 
 
 @pytest.mark.parametrize("problem", ["no_bucket", "bad_credentials", "newer_schema", "http_elsewhere"])

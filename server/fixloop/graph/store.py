@@ -13,7 +13,8 @@ import logging
 import shutil
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..memory.store import MemoryStore, _retry, is_local, local_path, quote
+from ..memory.engine import retry
+from ..memory.store import MemoryStore, is_local, local_path, quote
 from .entities import Entity, FileIndex, Ref
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _rows(table: Any, where: str) -> list[dict[str, Any]]:
 
 
 def _retry_delete(table: Any, where: str) -> None:
-    _retry(lambda: table.delete(where))
+    retry(lambda: table.delete(where))
 
 
 def schemas() -> dict[str, "pa.Schema"]:

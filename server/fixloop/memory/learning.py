@@ -107,7 +107,9 @@ class LearningMemory:
 
     def forget(self, row_id: str) -> int:
         """Delete a failure, fix or decision by id, with the rows that hang off it. Returns the count."""
-        return self._safe("forget", lambda: self._forget(row_id), 0)
+        removed = self._safe("forget", lambda: self._forget(row_id), 0)
+        self._safe("sync", self.store.flush, None)
+        return removed
 
     # ---- implementation ------------------------------------------------------------------------
 
@@ -325,10 +327,10 @@ class LearningMemory:
 
     def _forget(self, row_id: str) -> int:
         q = quote(row_id)
-        removed = self.store.delete("failures", f"id = {q}")
-        removed += self.store.delete("fixes", f"id = {q} OR failure_id = {q}")
-        removed += self.store.delete("decisions", f"id = {q} OR fix_id = {q}")
-        removed += self.store.delete("operator_stats", f"id = {q}")
+        removed = self.store.forget("failures", f"id = {q}")
+        removed += self.store.forget("fixes", f"id = {q} OR failure_id = {q}")
+        removed += self.store.forget("decisions", f"id = {q} OR fix_id = {q}")
+        removed += self.store.forget("operator_stats", f"id = {q}")
         self._patterns = self._shapes = self._balance = None
         return removed
 

@@ -15,6 +15,7 @@ from .redact import redactor
 SHARES = ("fixes-only", "all")
 SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats", "mined_templates")
 UNPROJECTED = frozenset({"mined_templates"})  # a team's decisions on mined templates: no project column
+FORGOTTEN = "forgotten"  # ids forgotten on the team's memory: always shared, handled apart (sync.py)
 TEXT_KEYS = ("message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators",
              "path", "frame")
 CODE_KEYS = ("edit", "shape", "fault_shape", "spec")  # code structure a replay needs verbatim: only secrets masked
@@ -26,6 +27,8 @@ def shareable(table: str, row: Mapping[str, Any], share: str) -> bool:
     """`fixes-only`: fixed failures and their verified fixes (what recall and the templates need);
     `all`: also unfixed failures, review decisions and operator statistics. Decisions on mined templates
     are always shared: approving one for the team is their point."""
+    if table == FORGOTTEN:
+        return True
     if table not in SHARED_TABLES:
         return False
     if share == "all" or table == "mined_templates":

@@ -3,7 +3,8 @@
 Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout changes):
   1  failures, fixes, decisions, operator_stats, meta. Later, in place: `entity` on failures, fixes and
      decisions (the code graph's link; "" on older rows), mined_templates (a new table is created on
-     open, so it needs no version step), and `recall` on failures (filled from the row's columns).
+     open, so it needs no version step), `recall` on failures (filled from the row's columns), and
+     forgotten (new, like mined_templates).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -57,12 +58,17 @@ MINED_TEMPLATES = pa.schema([
 
 META = pa.schema([("key", _S), ("value", _S)])
 
-TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates")
+# The ids of rows forgotten on a team's shared memory (`id` is the forgotten row's), so that forgetting sticks
+# on every machine: see sync.py.
+FORGOTTEN = pa.schema([("id", _S), ("table", _S), ("time", _F)])
+
+TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates", "forgotten")
 
 
 def schema_for(table: str, dim: int) -> pa.Schema:
     return {"failures": failures(dim), "fixes": FIXES, "decisions": DECISIONS,
-            "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES}[table]
+            "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES,
+            "forgotten": FORGOTTEN}[table]
 
 
 def empty_value(kind: pa.DataType) -> Any:

@@ -22,10 +22,10 @@ from typing import Any, Sequence
 from . import schema
 from .embed import Embedder
 from .outbox import Outbox
-from .privacy import shareable
+from .privacy import FORGOTTEN, shareable
 from .remote import explain
 from .store import MemoryStore, StoreUnavailable
-from .sync import pull, push_ids, push_project
+from .sync import ALL_ROWS, pull, push_ids, push_project
 
 log = logging.getLogger("fixloop.memory")
 RETRY_SECONDS = 30.0  # after a failed sync, automatic syncs wait this long (an explicit one never waits)
@@ -82,6 +82,15 @@ class SharedStore(MemoryStore):
         # Queued first: a row in the cache is always queued, a row killed on its way is in neither.
         self.outbox.put(name, [r["id"] for r in rows if r.get("id") and shareable(name, r, self.share)])
         super().add(name, rows)
+
+    def forget(self, name: str, where: str) -> int:
+        """Forgetting sticks on a team's memory: the ids are written down and queued, then deleted from the
+        shared store at the next push and from every other machine's copy at its next pull."""
+        ids = [r["id"] for r in self.rows(name, where, ["id"], limit=ALL_ROWS)]
+        removed = super().forget(name, where)
+        if ids:
+            self.add(FORGOTTEN, [{"id": i, "table": name, "time": time.time()} for i in ids])
+        return removed
 
     def flush(self) -> None:
         self.sync(wait=False, pull=False)

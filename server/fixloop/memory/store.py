@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 from . import packed
 from .embed import Embedder
+from .engine import retry, direct_runner
 from .redact import redactor
 
 log = logging.getLogger("fixloop.memory")
@@ -58,31 +59,6 @@ def new_id() -> str:
 
 def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _retry(action: Callable[[], T], attempts: int = 5) -> T:
-    """Commit conflicts between processes are retried with a short back-off."""
-    for attempt in range(attempts):
-        try:
-            return action()
-        except (OSError, RuntimeError, ValueError) as e:
-            if attempt == attempts - 1 or "onflict" not in str(e) and "retry" not in str(e).lower():
-                raise
-            time.sleep(0.05 * (attempt + 1))
-    raise AssertionError("unreachable")
-
-
-def _direct_runner(tables: dict[str, Any]) -> Callable[[Any], Any] | None:
-    """The runner of the asynchronous API when every table has one behind it (lancedb 0.40); else None,
-    and queries go through the synchronous builder."""
-    try:
-        from lancedb.background_loop import LOOP
-        from lancedb.table import AsyncTable
-    except ImportError:
-        return None
-    if all(isinstance(getattr(t, "_table", None), AsyncTable) for t in tables.values()):
-        return LOOP.run
-    return None
 
 
 class MemoryStore:
@@ -155,7 +131,7 @@ class MemoryStore:
                 table.add_columns(missing)
             tables[name] = table
         self._db, self._tables = db, tables
-        self._direct = _direct_runner(tables)
+        self._direct = direct_runner(tables)
         self._migrate()
 
     def _quarantine(self, error: Exception | None) -> None:
@@ -172,7 +148,7 @@ class MemoryStore:
 
     def _set_meta(self, values: dict[str, str]) -> None:
         rows = [{"key": k, "value": v} for k, v in values.items()]
-        _retry(lambda: self.table("meta").merge_insert("key").when_matched_update_all()
+        retry(lambda: self.table("meta").merge_insert("key").when_matched_update_all()
                .when_not_matched_insert_all().execute(rows))
 
     def _migrate(self) -> None:
@@ -253,7 +229,7 @@ class MemoryStore:
             for f in wanted:
                 row.setdefault(f.name, schema.empty_value(f.type))
         table = self.table(name)
-        _retry(lambda: table.add(clean))
+        retry(lambda: table.add(clean))
 
     def upsert(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
         """Insert rows whose id is new; keep the stored row otherwise (import, replays of export)."""
@@ -261,7 +237,7 @@ class MemoryStore:
             return
         clean = self._prepared(name, rows)
         table = self.table(name)
-        _retry(lambda: table.merge_insert("id").when_not_matched_insert_all().execute(clean))
+        retry(lambda: table.merge_insert("id").when_not_matched_insert_all().execute(clean))
 
     def rows(self, name: str, where: str = "", columns: Sequence[str] | None = None, limit: int = 10_000) -> list[dict[str, Any]]:
         self.open()  # before choosing the builder: opening decides which one runs
@@ -315,13 +291,17 @@ class MemoryStore:
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> None:
         table = self.table(name)
-        _retry(lambda: table.update(where=where, values=values))
+        retry(lambda: table.update(where=where, values=values))
 
     def delete(self, name: str, where: str) -> int:
         table = self.table(name)
         before = table.count_rows()
-        _retry(lambda: table.delete(where))
+        retry(lambda: table.delete(where))
         return before - table.count_rows()
+
+    def forget(self, name: str, where: str) -> int:
+        """Delete rows because the user asked (a shared store also tells the team); eviction only deletes."""
+        return self.delete(name, where)
 
     def count(self, name: str, where: str | None = None) -> int:
         return int(self.table(name).count_rows(where)) if where else int(self.table(name).count_rows())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from .privacy import SHARED_TABLES, UNPROJECTED, for_sharing
+from .privacy import FORGOTTEN, SHARED_TABLES, UNPROJECTED, for_sharing
 from .store import MemoryStore, quote, where_in
 
 CHUNK = 2000
@@ -36,13 +36,34 @@ def push_ids(cache: MemoryStore, remote: MemoryStore, queued: dict[str, list[str
     """The queued rows (table -> ids), scrubbed and filtered by `share`, to the shared store. The shared
     ids are read once per table: on object storage a filter by id reads the whole id column anyway."""
     sent = 0
+    gone = _ids(remote, FORGOTTEN)  # a row forgotten by someone is never shared again, even from a stale copy
     for table in SHARED_TABLES:
         if not queued.get(table):
             continue
-        present = _ids(remote, table)
+        present = _ids(remote, table) | gone
         for rows in _fetch(cache, table, "", queued[table]):
             sent += send(remote, table, for_sharing(table, rows, share), present)
+    for rows in _fetch(cache, FORGOTTEN, "", queued.get(FORGOTTEN, [])):  # last: after the rows they name
+        sent += send(remote, FORGOTTEN, rows, gone)
+        _delete_named(remote, rows)
     return sent
+
+
+def _delete_named(store: MemoryStore, tombstones: list[dict[str, Any]]) -> None:
+    for table in {t["table"] for t in tombstones} & set(SHARED_TABLES):
+        store.delete(table, where_in("id", [t["id"] for t in tombstones if t["table"] == table]))
+
+
+def pull_forgotten(cache: MemoryStore, remote: MemoryStore, seen: dict[str, int] | None) -> set[str]:
+    """Take in the ids others forgot and delete their rows from the cache; returns every forgotten id."""
+    version = int(remote.table(FORGOTTEN).version)
+    if seen is None or seen.get(FORGOTTEN) != version:
+        for rows in _fetch(remote, FORGOTTEN, "", sorted(_ids(remote, FORGOTTEN) - _ids(cache, FORGOTTEN))):
+            cache.upsert(FORGOTTEN, rows)
+            _delete_named(cache, rows)
+        if seen is not None:
+            seen[FORGOTTEN] = version
+    return _ids(cache, FORGOTTEN)
 
 
 def push_project(cache: MemoryStore, remote: MemoryStore, project: str, share: str) -> int:
@@ -58,6 +79,7 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
     """Copy into the cache the shared rows it lacks (of one project, or all). `seen` maps a table to the
     shared version last pulled whole: an unchanged table is skipped without listing its ids."""
     pulled = 0
+    gone = pull_forgotten(cache, remote, seen)
     where = f"project = {quote(project)}" if project else ""
     for table in SHARED_TABLES:
         if project and table in UNPROJECTED:
@@ -65,7 +87,7 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
         version = int(remote.table(table).version)
         if seen is not None and not project and seen.get(table) == version:
             continue
-        missing = sorted(_ids(remote, table, where) - _ids(cache, table, where))
+        missing = sorted(_ids(remote, table, where) - _ids(cache, table, where) - gone)
         for rows in _fetch(remote, table, where, missing):
             for row in rows:
                 row.pop("embedder", None)
