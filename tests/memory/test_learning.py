@@ -173,3 +173,26 @@ def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) 
     assert set(REORDER_PRIORS) <= set(DEFAULT_PRIORS)
     assert prior("augmented_order", learned) == DEFAULT_PRIORS["augmented_order"] * 1.25
     assert prior("concat_order", learned) == DEFAULT_PRIORS["concat_order"]
+
+
+def test_a_template_that_missed_where_the_run_was_not_fixed_is_not_blamed(memory: LearningMemory) -> None:
+    from fixloop.mined.registry import records
+
+    path = "shop/price.py"
+
+    def run(run_id: str, miss_at: str, wrong: str, fixed: bool) -> None:
+        report = failing_report("tests/test_price.py::test_ten", "assert 20 == 19", "tests/test_price.py", 5)
+        ctx = ProposalContext(sources={path: SHOP}, baseline=report, target_tests=("tests/test_price.py::test_ten",))
+        miss = Patch((FileChange(path, SHOP, SHOP.replace(miss_at, wrong)),), "mined", "mined:t1", "", {"template": "t1"})
+        good = Patch((FileChange(path, SHOP, SHOP_FIXED),), "mutation", "comparison_swap", "fix")
+        memory.record_attempt(run_id, Attempt(1, miss, "failed"), ctx)
+        if fixed:
+            memory.record_attempt(run_id, Attempt(2, good, "plausible"), ctx)
+        memory.record_outcome(Outcome(Status.FIXED if fixed else Status.GAVE_UP, run_id, "", good if fixed else None,
+                                      baseline=report, candidates_evaluated=2), ctx)
+
+    run("elsewhere", "total = q * 2", "total = q * 3", fixed=True)  # another statement than the fix's
+    assert records(memory.store, ["t1"]) == {}
+    run("same-place", "if q > LIMIT:", "if q < LIMIT:", fixed=True)  # where the fix was: a real miss
+    run("never-fixed", "total = q * 2", "total = q * 3", fixed=False)  # nobody knows where: a miss
+    assert records(memory.store, ["t1"])["t1"].recent == (False, False)

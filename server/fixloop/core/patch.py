@@ -90,6 +90,11 @@ def hunks(change: FileChange) -> tuple[Hunk, ...]:
     return tuple(out)
 
 
+def touched(patch: Patch) -> set[tuple[str, int]]:
+    """The original lines a patch changes, as (path, 0-based line); an insertion counts the line it goes before."""
+    return {(h.path, n) for c in patch.changes for h in hunks(c) for n in range(h.start, max(h.end, h.start + 1))}
+
+
 def apply_hunks(before: str, chosen: Sequence[Hunk]) -> str:
     """Apply only the chosen hunks of one file (all computed against `before`)."""
     lines = before.splitlines(keepends=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ..core.integrity import is_test_file
 from ..core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, TestReport
-from ..core.patch import unified_diff
+from ..core.patch import touched, unified_diff
 from ..core.ports import ProposalContext
 from ..graph.links import fixed_entity, suspect_entity
 from .describe import FailureInfo, describe
@@ -242,6 +242,11 @@ class LearningMemory:
         # A replayed edit that missed says little about its operator in general: only its wins count.
         evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator
                      and not (a.patch.proposer == "memory" and a.status == "failed")]
+        # A mined template that missed where the run was not fixed was sent there by the localizer: the miss
+        # says nothing of the template, which would otherwise lose its place over other bugs' statements.
+        fixed_at = touched(outcome.patch) if fixed and outcome.patch is not None else set()
+        evaluated = [a for a in evaluated if not (fixed_at and a.status == "failed" and a.patch.meta.get("template")
+                                                  and not touched(a.patch) & fixed_at)]
         tried_ops = sorted({a.patch.operator for a in evaluated if a.status == "failed"})
         # The code graph's link: the fixed function when there is a fix, else the most suspect one.
         entity = (fixed_entity(outcome.patch) if fixed and outcome.patch is not None else "") or suspect_entity(
