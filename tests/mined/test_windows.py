@@ -57,8 +57,13 @@ def test_a_strict_limit_becoming_non_strict_is_one_template_whatever_the_stateme
     assert _fixed(template, code, 2) == [code.replace(">", ">=")]
     other = "def g(n, a, limit):\n    x = n < MAX_N\n    y = a <= LIMIT\n    z = a < 3\n    w = a < limit\n"
     assert _fixed(template, other, 2) == [other.replace("n < MAX_N", "n <= MAX_N")]
-    # Not the non-strict one, not against a number or a lower-case name (the examples were named limits).
-    assert _fixed(template, other, 3) == _fixed(template, other, 4) == _fixed(template, other, 5) == []
+    # Not the non-strict one, not against a number.
+    assert _fixed(template, other, 3) == _fixed(template, other, 4) == []
+    # A lower-case limit is one too, but a loose match: the examples were upper-case named limits.
+    [loose] = apply_in(template, other, 5)
+    [exact] = apply_in(template, other, 2)
+    assert loose.loose and not exact.loose
+    assert _fixed(template, other, 5) == [other.replace("a < limit", "a <= limit")]
 
 
 def test_a_loop_bound_template_ignores_what_the_start_is_and_keeps_its_own_number() -> None:
@@ -138,6 +143,20 @@ def test_the_proposer_ranks_places_by_suspicion_and_by_the_callee_parameter_name
     assert {p.operator for p in patches} == {swap.operator, limit.operator}
     capped = list(MinedTemplateProposer(lambda: [limit, swap], per_template=1).propose(ctx))
     assert len(capped) == 2
+
+
+def test_a_limit_template_tries_the_named_constant_before_a_lower_case_limit_at_the_same_suspicion() -> None:
+    limit = _template(*LIMIT)
+    source = ("CAP = 9\n\n\ndef fits(n, room):\n    ok = n < room\n    full = n > CAP\n    return ok, full\n")
+    suspects = (Suspect("m.py", 5, 0.9), Suspect("m.py", 6, 0.9))
+    ctx = ProposalContext(sources={"m.py": source}, baseline=TestReport(()), target_tests=(), suspects=suspects)
+    afters = [p.changes[0].after for p in MinedTemplateProposer(lambda: [limit]).propose(ctx)]
+    assert afters == [source.replace("n > CAP", "n >= CAP"), source.replace("n < room", "n <= room")]
+    # The localization still decides first: a lower-case limit on the most suspicious line comes first.
+    ctx = ProposalContext(sources={"m.py": source}, baseline=TestReport(()), target_tests=(),
+                          suspects=(Suspect("m.py", 5, 0.9), Suspect("m.py", 6, 0.3)))
+    afters = [p.changes[0].after for p in MinedTemplateProposer(lambda: [limit]).propose(ctx)]
+    assert afters == [source.replace("n < room", "n <= room"), source.replace("n > CAP", "n >= CAP")]
 
 
 def test_an_edit_form_template_round_trips_and_a_broken_one_is_refused() -> None:

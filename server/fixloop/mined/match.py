@@ -3,7 +3,10 @@
 The template's before-window must be a whole node of its `within` type (span "node"), or a run of
 children of one (span "children": two neighbouring arguments). Roles bind one token of their kind (the
 same role the same text, two roles two texts), a hole binds any whole named node, an operator family
-one of its operators (the after-window then takes the alternative at the same place). Pure functions.
+one of its operators (the after-window then takes the alternative at the same place). A CONST role (a
+named limit) binds an upper-case name, or, as a `loose` match ranked after those, any other name: a
+limit is as often a parameter (`max_weight`) as a module constant, and the examples only showed one kind.
+Pure functions.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class MinedTemplate(Protocol):  # model.MinedTemplate
 _CONST = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _KIND = re.compile(r"^(ID|NUM|STR|CONST|_)")
 OPS = "#ops"
+LOOSE = "#loose"
 COMMUTATIVE = frozenset({"max", "min"})
 NOT_POSITIONAL = frozenset({"keyword_argument", "list_splat", "dictionary_splat"})
 
@@ -54,14 +58,16 @@ class Match:
     callee: str = ""  # span "children": the called name, and which arguments were exchanged
     position: int = -1
     moved: tuple[str, str] = ("", "")
+    loose: bool = False  # a CONST role bound a name that is not upper-case
 
 
-def _token_ok(p: PatternToken, view: View, pos: int) -> bool:
+def _token_fit(p: PatternToken, view: View, pos: int) -> str:
+    """'exact', 'loose' (a CONST role on a lower-case name) or '' (the token cannot be the role)."""
     t = view.tokens[pos]
     kind = _KIND.match(p.value).group(1)  # type: ignore[union-attr]
     if kind == "CONST":
-        return t.shape == "ID" and bool(_CONST.match(t.text))
-    return t.shape == kind
+        return "" if t.shape != "ID" else "exact" if _CONST.match(t.text) else "loose"
+    return "exact" if t.shape == kind else ""
 
 
 def _bind(pattern: Sequence[PatternToken], view: View, pos: int, end: int, ends: dict[int, set[int]],
@@ -92,9 +98,11 @@ def _bind(pattern: Sequence[PatternToken], view: View, pos: int, end: int, ends:
                     return found
         return None
     if p.role:
-        if not _token_ok(p, view, pos) or env.get(p.value, texts[pos]) != texts[pos]:
+        fit = _token_fit(p, view, pos)
+        if not fit or env.get(p.value, texts[pos]) != texts[pos]:
             return None
-        return _bind(rest, view, pos + 1, end, ends, {**env, p.value: texts[pos]})
+        bound = {**env, p.value: texts[pos]} | ({LOOSE: True} if fit == "loose" else {})
+        return _bind(rest, view, pos + 1, end, ends, bound)
     return _bind(rest, view, pos + 1, end, ends, env) if texts[pos] == p.value else None
 
 
@@ -115,7 +123,7 @@ def _render(template: MinedTemplate, view: View, source: str, env: dict[str, Any
 
 
 def _distinct(env: dict[str, Any]) -> bool:
-    roles = [v for k, v in env.items() if k != OPS and not k.startswith("_")]
+    roles = [v for k, v in env.items() if not k.startswith(("#", "_"))]
     return len(set(roles)) == len(roles)
 
 
@@ -130,7 +138,7 @@ def matches(template: MinedTemplate, view: View, source: str) -> Iterator[Match]
             env = _bind(template.before, view, span.start, span.end, ends, {})
             if env is not None and _distinct(env):
                 yield Match(view.tokens[span.start].start, view.tokens[span.end - 1].end,
-                            _render(template, view, source, env), parent)
+                            _render(template, view, source, env), parent, loose=LOOSE in env)
             continue
         kids = [view.spans[c] for c in view.children(k) if view.spans[c].named]
         grand = view.spans[span.parent] if span.parent >= 0 else None
@@ -150,7 +158,7 @@ def matches(template: MinedTemplate, view: View, source: str) -> Iterator[Match]
                 holes = [view.text(*env[h], source) for h in sorted(x for x in env if x.startswith("_"))]
                 yield Match(view.tokens[first.start].start, view.tokens[last.end - 1].end,
                             _render(template, view, source, env), outer, callee, position,
-                            (holes[0], holes[1]) if len(holes) == 2 else ("", ""))
+                            (holes[0], holes[1]) if len(holes) == 2 else ("", ""), LOOSE in env)
 
 
 def apply_in(template: MinedTemplate, source: str, line: int) -> list[Match]:

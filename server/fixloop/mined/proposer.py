@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fixloop.mined")
 # (rank key, template, path, line, character edits)
+LOOSE_FACTOR = 0.8  # a CONST role bound to a lower-case name: the examples' kind of place comes first
 Place = tuple[tuple[float, int, int, int, int], MinedTemplate, str, int, list[tuple[int, int, str]]]
 
 
@@ -105,10 +106,12 @@ class MinedTemplateProposer:
                     found.append(((-suspect.score, 0, rank, index, 0), template, path, suspect.line, edits))
                 continue
             for k, m in enumerate(matches(template, view, source)):
-                # The run's localization ranks the places; the names at a call only nudge it (0.8x-1.25x),
-                # and a place like the examples' (the same kind of node around it) breaks ties.
+                # The run's localization ranks the places; the names at a call and a limit that is not a
+                # named constant only nudge it (0.8x-1.25x), and a place like the examples' (the same kind
+                # of node around it) breaks ties.
                 score = suspect.score * (names.swap_factor(m.callee, m.position, m.moved) if m.callee else 1.0)
-                miss = int(bool(template.contexts) and m.parent not in template.contexts)
+                score *= LOOSE_FACTOR if m.loose else 1.0
+                miss = 2 * int(m.loose) + int(bool(template.contexts) and m.parent not in template.contexts)
                 found.append(((-score, miss, rank, index, k), template, path, suspect.line, [(m.start, m.end, m.text)]))
         return found
 
