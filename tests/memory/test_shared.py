@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import RemoteStore
+from fixloop.memory.shared import RemoteStore, SharedStore
+from fixloop.mined.mine import mine
 
 from .s3server import SECRET
 from .shared_helpers import failure, learner, machine
@@ -117,6 +118,35 @@ def test_forgetting_on_one_machine_sticks_on_every_machine(shared_uri: str, tmp_
     stale.upsert("failures", [dict(row)])  # a copy made before the forget, pushed on purpose
     assert stale.push_project(row["project"]) == 0
     assert RemoteStore(shared_uri, HashingEmbedder(64)).open().count("failures") == 0
+
+
+def _warned_and_mined(store: SharedStore) -> tuple[int, int]:
+    """How many memory warnings the shared fix gives in similar code, and how many templates it yields."""
+    memory = learner(store)
+    memory.min_pattern_count = 1
+    warnings = memory.patterns_in("lib/g.py", "def g(n, cap):\n    if n > cap:\n        return 1\n    return 0\n")
+    return len(warnings), len(mine(store, min_support=1))
+
+
+def test_a_fix_rejected_on_one_machine_is_no_longer_offered_on_the_others(shared_uri: str, tmp_path: Path) -> None:
+    a = machine(shared_uri, tmp_path / "a").open()
+    _learn_fix(learner(a))
+    b = machine(shared_uri, tmp_path / "b").open()
+    assert _warned_and_mined(b) == (1, 1)
+    learner(a).record_decision("run-1", "shop/price.py#0", accepted=False)  # after the fix was shared
+    remote = RemoteStore(shared_uri, HashingEmbedder(64)).open()
+    assert remote.count("verdicts") == 1 and remote.count("decisions") == 0  # fixes-only: the review stays home
+    b = machine(shared_uri, tmp_path / "b")  # the same cache, a new handle: its next pull
+    assert b.sync()["pulled"] == 1 and b.rows("fixes")[0]["decision"] == "rejected"
+    assert _warned_and_mined(b) == (0, 0)
+    c = machine(shared_uri, tmp_path / "c").open()  # a machine that pulls the fix and its verdict at once
+    assert c.rows("fixes")[0]["decision"] == "rejected" and _warned_and_mined(c) == (0, 0)
+    learner(a).record_decision("run-1", "shop/price.py#0", accepted=True)  # changed their mind: the latest wins
+    b = machine(shared_uri, tmp_path / "b")
+    b.sync()
+    assert b.rows("fixes")[0]["decision"] == "mixed" and _warned_and_mined(b) == (1, 1)
+    (fix,) = a.rows("fixes")
+    assert learner(a).forget(fix["id"]) == 3 and a.count("verdicts") == 0  # the fix, its two reviews, its verdicts
 
 
 @pytest.mark.parametrize("problem", ["no_bucket", "bad_credentials", "newer_schema", "http_elsewhere"])

@@ -332,9 +332,12 @@ class LearningMemory:
 
     def _forget(self, row_id: str) -> int:
         q = quote(row_id)
+        fixes = [r["id"] for r in self.store.rows("fixes", f"id = {q} OR failure_id = {q}", ["id"])]
         removed = self.store.forget("failures", f"id = {q}")
         removed += self.store.forget("fixes", f"id = {q} OR failure_id = {q}")
         removed += self.store.forget("decisions", f"id = {q} OR fix_id = {q}")
+        if fixes:  # what the review said of them: not a row the user counts
+            self.store.forget("verdicts", where_in("fix_id", fixes))
         removed += self.store.forget("operator_stats", f"id = {q}")
         self._patterns = self._shapes = self._balance = None
         return removed

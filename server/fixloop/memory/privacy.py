@@ -13,8 +13,9 @@ from .packed import repacked
 from .redact import redactor
 
 SHARES = ("fixes-only", "all")
-SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats", "mined_templates")
-UNPROJECTED = frozenset({"mined_templates"})  # a team's decisions on mined templates: no project column
+VERDICTS = "verdicts"  # a fix's review verdict, made after the fix was shared: always shared with it
+SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats", "mined_templates", VERDICTS)
+UNPROJECTED = frozenset({"mined_templates", VERDICTS})  # a team's decisions on templates and fixes: no project column
 FORGOTTEN = "forgotten"  # ids forgotten on the team's memory: always shared, handled apart (sync.py)
 TEXT_KEYS = ("message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators",
              "path", "frame")
@@ -26,8 +27,9 @@ _ABS_PATH = re.compile(r"(?<![\w.:/\\~-])(?:/(?:[^/\s'\"():,;]+/)+|[A-Za-z]:\\(?
 def shareable(table: str, row: Mapping[str, Any], share: str) -> bool:
     """`fixes-only`: fixed failures and their verified fixes (what recall and the templates need);
     `all`: also unfixed failures, review decisions and operator statistics. Decisions on mined templates
-    are always shared: approving one for the team is their point."""
-    if table == FORGOTTEN:
+    are always shared: approving one for the team is their point; so is a shared fix's verdict (the
+    `decision` the fix row would carry had it been decided before it was shared)."""
+    if table in (FORGOTTEN, VERDICTS):
         return True
     if table not in SHARED_TABLES:
         return False

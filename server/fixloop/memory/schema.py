@@ -4,7 +4,7 @@ Version history (bump SCHEMA_VERSION and add a step to MIGRATIONS when a layout 
   1  failures, fixes, decisions, operator_stats, meta. Later, in place: `entity` on failures, fixes and
      decisions (the code graph's link; "" on older rows), mined_templates (a new table is created on
      open, so it needs no version step), `recall` on failures (filled from the row's columns), and
-     forgotten (new, like mined_templates).
+     forgotten and verdicts (new, like mined_templates).
 Columns added to a table later are filled by `missing_columns` (a default per type), so an older
 store opens without a rewrite; a change that needs data work gets a function in MIGRATIONS.
 """
@@ -62,13 +62,17 @@ META = pa.schema([("key", _S), ("value", _S)])
 # on every machine: see sync.py.
 FORGOTTEN = pa.schema([("id", _S), ("table", _S), ("time", _F)])
 
-TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates", "forgotten")
+# A fix's review verdict (`fixes.decision`, set after the fix was shared) as an append-only row, so that a
+# fix rejected on one machine is not offered or mined on the others: see sync.py. The latest row wins.
+VERDICTS = pa.schema([("id", _S), ("fix_id", _S), ("decision", _S), ("time", _F)])
+
+TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates", "forgotten", "verdicts")
 
 
 def schema_for(table: str, dim: int) -> pa.Schema:
     return {"failures": failures(dim), "fixes": FIXES, "decisions": DECISIONS,
             "operator_stats": OPERATOR_STATS, "meta": META, "mined_templates": MINED_TEMPLATES,
-            "forgotten": FORGOTTEN}[table]
+            "forgotten": FORGOTTEN, "verdicts": VERDICTS}[table]
 
 
 def empty_value(kind: pa.DataType) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from .privacy import FORGOTTEN, SHARED_TABLES, UNPROJECTED, for_sharing
+from .privacy import FORGOTTEN, SHARED_TABLES, UNPROJECTED, VERDICTS, for_sharing
 from .store import MemoryStore, quote, where_in
 
 CHUNK = 2000
@@ -81,6 +81,7 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
     pulled = 0
     gone = pull_forgotten(cache, remote, seen)
     where = f"project = {quote(project)}" if project else ""
+    decided: set[str] = set()  # fixes pulled, or with a verdict pulled: their `decision` is set from the verdicts
     for table in SHARED_TABLES:
         if project and table in UNPROJECTED:
             continue
@@ -93,9 +94,26 @@ def pull(cache: MemoryStore, remote: MemoryStore, project: str = "", seen: dict[
                 row.pop("embedder", None)
             cache.upsert(table, rows)
             pulled += len(rows)
+            decided.update(r["id"] for r in rows if table == "fixes")
+            decided.update(r["fix_id"] for r in rows if table == VERDICTS)
         if seen is not None and not project:
             seen[table] = version
+    apply_verdicts(cache, decided)
     return pulled
+
+
+def apply_verdicts(cache: MemoryStore, fix_ids: set[str]) -> None:
+    """Set these fixes' `decision` to their latest verdict in the cache (a fix nobody decided keeps its own)."""
+    latest: dict[str, tuple[float, str]] = {}
+    for start in range(0, len(fix_ids), CHUNK):
+        chunk = sorted(fix_ids)[start:start + CHUNK]
+        for v in cache.rows(VERDICTS, where_in("fix_id", chunk), ["fix_id", "decision", "time"], limit=ALL_ROWS):
+            if v["fix_id"] not in latest or (v["time"], v["decision"]) > latest[v["fix_id"]]:
+                latest[v["fix_id"]] = (v["time"], v["decision"])
+    for decision in sorted({d for _t, d in latest.values()}):
+        ids = sorted(i for i, (_t, d) in latest.items() if d == decision)
+        for start in range(0, len(ids), CHUNK):
+            cache.update("fixes", where_in("id", ids[start:start + CHUNK]), {"decision": decision})
 
 
 def _fetch(store: MemoryStore, table: str, where: str, missing: Sequence[str]) -> Iterator[list[dict[str, Any]]]:
