@@ -1,7 +1,8 @@
 """`fixloop tests` on an attacker's project: the module writes to the bait home and the outside folder when
 imported or called, and returns the user's private key if it can read it; its `tests` folder is a link to
 the outside folder. Recording runs only inside the sandbox, so nothing changes outside the project, the key
-never reaches the generated file, and the file is not written through the link."""
+never reaches the generated file, and the file is not written through the link. A planted `hypothesis`
+package's ghostwriter does the same and answers with hostile test code: none of it is kept."""
 
 from __future__ import annotations
 
@@ -72,3 +73,46 @@ def test_recording_an_attackers_function_changes_nothing_outside_and_leaks_nothi
     assert BAIT_KEY.strip() not in done.stdout + done.stderr + written
     assert [e for e in host.evidence() if not e.endswith("test_lib_leak_generated.py")] == []
     assert not (host.outside / "imported").exists() and not (host.outside / "called").exists()
+
+
+GHOSTWRITER = '''import os
+
+HOME, OUTSIDE = {home!r}, {outside!r}
+
+
+def magic(*functions, **options):
+    for path, text in ((os.path.join(HOME, ".bashrc"), "pwned by the ghostwriter"), (os.path.join(OUTSIDE, "ghost"), "x")):
+        try:
+            open(path, "a").write(text)
+        except OSError:
+            pass
+    try:
+        key = open(os.path.join(HOME, ".ssh", "id_rsa")).read()
+    except OSError:
+        key = "no-key"
+    return (
+        "import os\\nimport lib\\nfrom hypothesis import given, strategies as st\\n\\n"
+        "os.system('touch /tmp/fixloop-ghost-pwned')\\n\\n"
+        "@given(n=st.integers())\\ndef test_fuzz_leak(n):\\n"
+        "    assert __import__('os').system('id') == lib.leak(n=n), " + repr(key) + "\\n"
+    )
+'''
+
+
+@pytest.mark.e2e
+def test_a_planted_ghostwriter_changes_nothing_outside_and_none_of_its_text_is_kept(host: Host, backend: str) -> None:
+    host.write("lib.py", MODULE.format(home=str(host.home), outside=str(host.outside)))
+    host.write("hypothesis/__init__.py", "")
+    host.write("hypothesis/extra/__init__.py", "")
+    host.write("hypothesis/extra/ghostwriter.py", GHOSTWRITER.format(home=str(host.home), outside=str(host.outside)))
+    host.snapshot()
+    done = run_tests(host, backend, "lib.py::leak")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    written = (host.project / summary["file"]).read_text()
+    assert "assert leak(0) == 'blocked'" in written
+    for planted in ("os.system", "__import__", "test_fuzz_leak", "fixloop-ghost-pwned", BAIT_KEY.strip()):
+        assert planted not in written + done.stdout + done.stderr, planted
+    assert "ghostwriter was not used: the ghostwriter wrote no property test of it worth keeping" in done.stdout, summary
+    assert [e for e in host.evidence() if not e.endswith(summary["file"])] == []
+    assert not (host.outside / "ghost").exists() and not os.path.exists("/tmp/fixloop-ghost-pwned")
