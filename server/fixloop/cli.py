@@ -96,7 +96,7 @@ class _Progress:
         if e.kind == "started" and d.get("python"):
             # Which interpreter runs the tests, before anything runs (also in --json as "python").
             self.console.print(f"python: {escape(str(d['python']))}")
-        if e.kind == "started" and d.get("strategy") and not self.quiet:
+        if e.kind == "strategy" and d.get("strategy") and not self.quiet:
             self.console.print(f"strategy: {escape(str(d['strategy']))} ({escape(str(d.get('strategy_reason', '')))})")
         if self.quiet or self.status is None:
             return

@@ -21,7 +21,7 @@ from .runner.pytest_runner import PytestRunner
 from .sandbox.api import SandboxUnavailable
 from .strategies.bandit import Choice
 from .strategies.outcomes import record as record_strategy
-from .wiring import make_run_ports, make_runner, make_task
+from .wiring import make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
 
@@ -49,7 +49,8 @@ class FixSession:
         self.originals: dict[str, bytes] = {}
         self.encodings: dict[str, str] = {}
         self.python = ""  # the interpreter that runs the tests, once known
-        self.strategy = Choice("memory-first", "default")  # chosen with the ports (`wiring.make_run_ports`)
+        # Chosen when the run first asks for its proposers (`wiring.make_ports`), after its baseline.
+        self.strategy = Choice("memory-first", "default")
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -67,8 +68,7 @@ class FixSession:
 
         def handle(event: Event) -> None:
             if event.kind == "started":
-                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits(),
-                                             **self.strategy.log_fields()})
+                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits()})
             if event.kind == "finished" and not noted:  # stopped before it started: the settings still count
                 notes(event.time)
             log.event(event)
@@ -78,8 +78,16 @@ class FixSession:
 
         def notes(when: float) -> None:
             noted.append(True)
-            for note in self.notes + ((self.strategy.note,) if self.strategy.note else ()):
+            for note in self.notes:
                 handle(Event("note", self.run_id, when, "start", None, {"message": f"config: {note}", "config": note}))
+
+        def chosen(choice: Choice) -> None:
+            self.strategy = choice
+            when = time.monotonic()
+            handle(Event("strategy", self.run_id, when, "search", None, choice.log_fields()))
+            if choice.note:
+                handle(Event("note", self.run_id, when, "search", None,
+                             {"message": f"config: {choice.note}", "config": choice.note}))
 
         copy_seconds = 0.0
         try:
@@ -89,7 +97,7 @@ class FixSession:
             self.python = self.runner.interpreter.describe()
             self.originals = dict(self.runner.scratch.disk)
             self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
-            ports = self.ports(self.runner)
+            ports = self.ports(self.runner, chosen)
             if self._cancel.is_set():
                 outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
             else:
@@ -115,10 +123,9 @@ class FixSession:
         self.summary["limits"] = self.limits()
         return outcome
 
-    def ports(self, runner: PytestRunner) -> Ports:
+    def ports(self, runner: PytestRunner, on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
         """The loop's adapters for this run, as the settings choose them (`wiring`)."""
-        ports, self.strategy = make_run_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic)
-        return ports
+        return make_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic, on_choice)
 
     def limits(self) -> dict[str, Any]:
         """The limits this run really uses (after any refused project value), for the log and the summary."""

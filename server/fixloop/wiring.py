@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
@@ -27,7 +28,7 @@ from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
 from .sandbox.select import choose as choose_sandbox
-from .strategies.arrange import arrange, available, default_of
+from .strategies.arrange import ArrangedOnUse, arrange, available, default_of
 from .strategies.bandit import Choice, choose as choose_strategy
 from .strategies.outcomes import record_of
 
@@ -138,27 +139,32 @@ def make_proposers(settings: Settings, cancelled: Callable[[], bool] = lambda: F
 
 
 def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
-               now: Callable[[], float]) -> Ports:
-    return make_run_ports(task, settings, runner, cancelled, now)[0]
-
-
-def make_run_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: Callable[[], bool],
-                   now: Callable[[], float]) -> tuple[Ports, Choice]:
-    """The run's ports, with its proposers in the order of the strategy chosen for it (`strategies`)."""
+               now: Callable[[], float], on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
+    """The run's ports, with its proposers in the order of the strategy chosen for it (`strategies`). The
+    choice is made when the run first asks for its proposers (after the baseline) and handed to `on_choice`;
+    the memory's store opens in the background from now on, so the baseline does not wait for it."""
     guard = (lambda path: False) if task.allow_test_edits else is_test_file
     memory = make_memory(settings.memory, task.workspace, task.seed)
+    if memory is not None:
+        threading.Thread(target=memory.warm, name="fixloop-memory-open", daemon=True).start()
     spectrum = SpectrumLocalizer(runner, is_test_file)
     # With the code graph: a history prior on suspects, and the coverage kept as test -> function edges.
     localizer: Localizer = EntityPriorLocalizer(spectrum, memory) if isinstance(memory, GraphMemory) else spectrum
     proposers = make_proposers(settings, cancelled, memory)
-    # The model leads only when it can answer: a key, and not offline.
-    allowed = [s for s in available(proposers) if s != "model-first" or (llm_api_key(settings) and not settings.offline)]
-    learning = memory is not None and settings.strategy == "auto" and len(allowed) > 1
-    choice = choose_strategy(allowed, record_of(memory) if learning else {}, task.seed, settings.strategy,
-                             learning=memory is not None, default=default_of(proposers))
+
+    def arranged() -> list[Proposer]:
+        # The model leads only when it can answer: a key, and not offline.
+        allowed = [s for s in available(proposers)
+                   if s != "model-first" or (llm_api_key(settings) and not settings.offline)]
+        learning = memory is not None and settings.strategy == "auto" and len(allowed) > 1
+        choice = choose_strategy(allowed, record_of(memory) if learning else {}, task.seed, settings.strategy,
+                                 learning=memory is not None, default=default_of(proposers))
+        on_choice(choice)
+        return arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats)
+
     ports = Ports(
         runner=runner,
-        proposers=arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats),
+        proposers=ArrangedOnUse(arranged),
         localizer=localizer,
         safety=PatchSafety(),
         memory=memory,
@@ -166,7 +172,7 @@ def make_run_ports(task: Task, settings: Settings, runner: PytestRunner, cancell
         cancelled=cancelled,
         now=now,
     )
-    return ports, choice
+    return ports
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------

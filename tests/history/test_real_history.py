@@ -19,6 +19,7 @@ import pytest
 
 from fixloop.config import MemorySettings, Settings
 from fixloop.core.model import Scope, Status
+from fixloop.core.telemetry import EVENTS_SCHEMA
 from fixloop.runlog import record_decision
 from fixloop.session import FixSession
 
@@ -139,7 +140,7 @@ def test_every_kpi_against_the_events_files(real_history: dict[str, Any]) -> Non
     k = json.loads(out.stdout)
     mine = independent_kpis(roots)
     assert k["runs"] == len(mine["runs"]) == 20 and k["projects"] == 3
-    assert all(r["schema"] == [2] for r in mine["runs"])
+    assert all(r["schema"] == [EVENTS_SCHEMA] for r in mine["runs"])
     assert k["fixed"] == mine["fixed"] == outcomes.count(Status.FIXED) >= 15
     assert k["attempted"] == mine["attempted"]
     assert k["by_status"].get("nothing_to_fix") == 1

@@ -91,12 +91,14 @@ def test_a_run_s_strategy_text_is_bounded_and_odd_values_are_ignored() -> None:
     assert set(rows) == {"x" * 40, NOT_RECORDED} and rows[NOT_RECORDED]["runs"] == 2
 
 
-def test_a_run_s_strategy_comes_from_its_summary_or_its_started_event() -> None:
+def test_a_run_s_strategy_comes_from_its_summary_or_its_events() -> None:
     from fixloop.history.record import build
 
     started = b'{"kind": "started", "time": 1.0, "strategy": "mutation-first"}\n'
     assert build("r", "p", {"events.jsonl": started}, [], 0.0)["strategy"] == "mutation-first"
     summary = b'{"status": "fixed", "strategy": "template-first"}'
     assert build("r", "p", {"events.jsonl": started, "summary.json": summary}, [], 0.0)["strategy"] == "template-first"
+    chosen = started + b'{"kind": "strategy", "time": 2.0, "strategy": "memory-first"}\n'  # schema 3
+    assert build("r", "p", {"events.jsonl": chosen}, [], 0.0)["strategy"] == "memory-first"
     odd = b'{"kind": "started", "time": 1.0, "strategy": ["not", "text"]}\n'
     assert build("r", "p", {"events.jsonl": odd, "summary.json": b'{"strategy": 7}'}, [], 0.0)["strategy"] == ""

@@ -65,8 +65,9 @@ def main() -> int:
         from fixloop.session import FixSession
 
         class ScriptedSession(FixSession):
-            def ports(self, runner: Any) -> Any:  # the scripted patches first, then the configured proposers
-                ports = super().ports(runner)
+            def ports(self, runner: Any, on_choice: Any = lambda choice: None) -> Any:
+                # The scripted patches first, then the configured proposers (their strategy chosen now).
+                ports = super().ports(runner, on_choice)
                 return dataclasses.replace(ports, proposers=[scripted(patches), *ports.proposers])
 
         def factory(workspace: Path, settings: Any, scope: Any, overlays: Mapping[str, str]) -> FixSession:

@@ -1,4 +1,5 @@
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -149,3 +150,24 @@ def test_lookups_take_one_round_trip_and_answer_as_the_synchronous_builder(tmp_p
     assert direct == fallback
     assert len(direct[0]) == 5 and all(row["id"] for row, _ in direct[0])
     assert len(direct[1]) == 7 and set(direct[1][0]) == {"id", "message"}
+
+
+def test_threads_opening_one_store_at_once_open_it_once(tmp_path: Path) -> None:
+    # A run opens its store in the background while the baseline runs; its first lookup may come meanwhile.
+    MemoryStore(str(tmp_path / "m"), HashingEmbedder(64)).open().add("failures", [failure("kept")])
+    opened: list[str] = []
+
+    class Counting(MemoryStore):
+        def _open_once(self) -> None:
+            opened.append(threading.current_thread().name)
+            time.sleep(0.2)  # every other thread arrives while this one opens
+            super()._open_once()
+
+    store = Counting(str(tmp_path / "m"), HashingEmbedder(64))
+    seen: list[str] = []
+    threads = [threading.Thread(target=lambda: seen.append(store.rows("failures")[0]["message"])) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(opened) == 1 and seen == ["kept"] * 4 and store.problem == ""

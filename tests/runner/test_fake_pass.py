@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -19,6 +19,7 @@ from fixloop.runner.report import parse_report
 from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import probe
 from fixloop.session import FixSession
+from fixloop.strategies.bandit import Choice
 from tests.conftest import PYTHON
 from tests.fakes import Candidate, ScriptedProposer
 
@@ -81,8 +82,8 @@ def test_a_report_without_its_end_record_or_junit_totals_is_not_believed() -> No
 
 
 class _ForgerFirst(FixSession):
-    def ports(self, runner: PytestRunner) -> Ports:
-        ports = super().ports(runner)
+    def ports(self, runner: PytestRunner, on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
+        ports = super().ports(runner, on_choice)
         forger = ScriptedProposer([Candidate(FORGED, "forge", "forge a pass")], path="lib.py", name="forger")
         return dataclasses.replace(ports, proposers=[forger, *ports.proposers])
 

@@ -12,9 +12,9 @@ from fixloop.core.model import Outcome, Scope, Status, Usage
 from fixloop.memory.factory import make_memory
 from fixloop.memory.learning import LearningMemory
 from fixloop.strategies.arrange import Part
-from fixloop.strategies.bandit import MIN_RUNS, reward
+from fixloop.strategies.bandit import MIN_RUNS, Choice, reward
 from fixloop.strategies.outcomes import STRATEGY_CLASS, record, record_of
-from fixloop.wiring import make_run_ports, make_task
+from fixloop.wiring import make_ports, make_task
 from tests.core.test_loop import SOURCE, double_runner
 
 
@@ -48,7 +48,12 @@ def test_outcomes_are_recorded_and_read_back(settings: Settings, tmp_path: Path)
 def ports_for(settings: Settings, tmp_path: Path, seed: int = 1):  # type: ignore[no-untyped-def]
     task = make_task(tmp_path, settings, Scope(), seed=seed)
     runner = double_runner({"m.py": SOURCE})
-    return make_run_ports(task, settings, runner, lambda: False, lambda: 0.0)  # type: ignore[arg-type]
+    chosen: list[Choice] = []
+    ports = make_ports(task, settings, runner, lambda: False, lambda: 0.0, chosen.append)  # type: ignore[arg-type]
+    assert chosen == []  # made when the run first asks for its proposers: after its baseline
+    assert [p.name for p in ports.proposers] and len(chosen) == 1
+    assert ports.proposers[0] is list(ports.proposers)[0] and len(chosen) == 1  # once
+    return ports, chosen[0]
 
 
 def test_a_pinned_strategy_leads_the_run(settings: Settings, tmp_path: Path) -> None:

@@ -38,15 +38,19 @@ def test_a_pinned_strategy_leads_and_is_logged_and_learned(tmp_path: Path) -> No
     summary = _fix(project, memory, "--set", "strategy=mutation-first")
     assert summary["status"] == "fixed"
     run_dir = Path(summary["run_dir"])
-    started = json.loads((run_dir / "events.jsonl").read_text().splitlines()[0])
-    assert (started["strategy"], started["strategy_reason"]) == ("mutation-first", "pinned")
+    events = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [e["kind"] for e in events]
+    # Chosen after the baseline (the memory opened meanwhile), before the first candidate.
+    assert kinds.index("baseline") < kinds.index("strategy") < kinds.index("candidate")
+    chosen = events[kinds.index("strategy")]
+    assert (chosen["strategy"], chosen["strategy_reason"]) == ("mutation-first", "pinned")
     assert json.loads((run_dir / "summary.json").read_text())["strategy"] == "mutation-first"
-    candidates = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
-    assert [e["proposer"] for e in candidates if e["kind"] == "candidate"][0] == "mutation"
+    assert [e["proposer"] for e in events if e["kind"] == "candidate"][0] == "mutation"
 
     second = _fix(project, memory)  # auto: a thin record keeps today's order
-    started = json.loads((Path(second["run_dir"]) / "events.jsonl").read_text().splitlines()[0])
-    assert (started["strategy"], started["strategy_reason"]) == ("memory-first", "default")
+    events = [json.loads(x) for x in (Path(second["run_dir"]) / "events.jsonl").read_text().splitlines()]
+    (chosen,) = [e for e in events if e["kind"] == "strategy"]
+    assert (chosen["strategy"], chosen["strategy_reason"]) == ("memory-first", "default")
     got = record_of(make_memory(MemorySettings(uri=str(memory)), project))
     assert sum(t.runs for t in got.values()) == 2 and got["mutation-first"].runs >= 1
 

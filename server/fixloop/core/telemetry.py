@@ -7,9 +7,10 @@ from typing import Mapping
 from .model import TestReport
 
 # The run log's schema (in the "started" event): 2 added model_call events and candidate telemetry
-# (CPU seconds, peak memory, proposer and operator on "tested"). Readers take any earlier run (no
-# "schema": 1) and skip what it lacks.
-EVENTS_SCHEMA = 2
+# (CPU seconds, peak memory, proposer and operator on "tested"); 3 moved the strategy from "started" to
+# its own "strategy" event, logged when the run first asks for its proposers (after the baseline).
+# Readers take any earlier run (no "schema": 1) and skip what it lacks.
+EVENTS_SCHEMA = 3
 
 
 def counts(report: TestReport) -> dict[str, object]:

@@ -166,6 +166,8 @@ def from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
         if kind == "started":
             rec["schema"] = _int(e.get("schema")) or 1
             rec["target"], rec["scope"] = _text(e.get("target")), _text(e.get("scope"), 20) or "all"
+            rec["strategy"] = _text(e.get("strategy"), 40)  # schema 2 and earlier: chosen before the run
+        elif kind == "strategy":
             rec["strategy"] = _text(e.get("strategy"), 40)
         elif kind == "baseline":
             rec["error_class"] = error_class(_text(e.get("signature"), 2000))

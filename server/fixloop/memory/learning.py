@@ -93,6 +93,11 @@ class LearningMemory:
 
     # ---- what the language server calls ---------------------------------------------------------
 
+    def warm(self) -> None:
+        """Open the store now (a run calls this in a background thread while its baseline runs): importing
+        LanceDB and opening the tables takes seconds its first lookup would otherwise wait for."""
+        self._safe("open", self.store.open, None)
+
     def record_decision(self, run_id: str, hunk_id: str, accepted: bool, patch: Patch | None = None) -> None:
         """The developer accepted or rejected one hunk of run `run_id`'s fix. `patch` is that hunk
         as a Patch (optional: without it the run's whole fix is meant). Up-weights or down-weights

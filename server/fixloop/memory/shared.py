@@ -72,10 +72,13 @@ class SharedStore(MemoryStore):
         self._remote: RemoteStore | None = None
 
     def open(self) -> "SharedStore":
-        fresh = self._db is None
-        super().open()
-        if fresh:
-            self.sync(wait=False)
+        if self._ready:
+            return self
+        with self._opening:  # one thread opens and syncs; another waits for it (LearningMemory.warm)
+            fresh = self._db is None
+            super().open()
+            if fresh:
+                self.sync(wait=False)
         return self
 
     def add(self, name: str, rows: Sequence[dict[str, Any]]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import uuid
 from datetime import timedelta
@@ -73,10 +74,21 @@ class MemoryStore:
         self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._direct: Callable[[Any], Any] | None = None  # runs a query of the async API; see _arrow
+        self._opening = threading.RLock()  # a run opens the store in the background (LearningMemory.warm)
+        self._ready = False  # opened and migrated: other threads may use it without the lock
 
     # ---- opening -------------------------------------------------------------------------------
 
     def open(self) -> "MemoryStore":
+        if self._ready:
+            return self
+        with self._opening:
+            self._open_locked()
+            self._ready = True
+        return self
+
+    def _open_locked(self) -> "MemoryStore":
+        # Open: another thread did while this one waited, or this thread is migrating what it opened.
         if self._db is not None:
             return self
         last: Exception | None = None

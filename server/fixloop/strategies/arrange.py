@@ -10,7 +10,8 @@ candidates (the model leads with fewer: `arrange`). Today's order is left exactl
 from __future__ import annotations
 
 import itertools
-from typing import Iterator, Protocol, Sequence, runtime_checkable
+import threading
+from typing import Callable, Iterator, Protocol, Sequence, overload, runtime_checkable
 
 from ..core.model import Attempt, Patch, Reflection, Usage
 from ..core.ports import CallLogging, Metered, Noting, ProposalContext, Proposer, Reflector
@@ -111,3 +112,39 @@ def arrange(proposers: Sequence[Proposer], strategy: str, lead_max: int = LEAD_M
     stream = _Stream(lead)
     head = min(lead_max, max(breaker_repeats - 1, 1)) if lead.adaptive else lead_max
     return [Part(stream, head)] + [Part(stream, None) if p is lead else p for p in proposers]
+
+
+class ArrangedOnUse(Sequence[Proposer]):
+    """A run's proposers in its strategy's order, chosen when the run first asks for them (its search,
+    after the baseline). The choice reads the memory, whose store meanwhile opens in the background:
+    importing LanceDB alone takes 1-3 s, which the baseline no longer waits for."""
+
+    def __init__(self, choose: Callable[[], Sequence[Proposer]]) -> None:
+        self._choose = choose
+        self._lock = threading.Lock()
+        self._arranged: Sequence[Proposer] | None = None
+
+    def _items(self) -> Sequence[Proposer]:
+        with self._lock:
+            if self._arranged is None:
+                self._arranged = list(self._choose())
+            return self._arranged
+
+    @property
+    def chosen(self) -> bool:
+        return self._arranged is not None
+
+    @overload
+    def __getitem__(self, index: int) -> Proposer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Proposer]: ...
+
+    def __getitem__(self, index: int | slice) -> Proposer | Sequence[Proposer]:
+        return self._items()[index]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[Proposer]:
+        return iter(self._items())
