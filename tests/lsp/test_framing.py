@@ -1,6 +1,6 @@
-"""Raw bytes at the real language server: bad framing never crashes it with MemoryError and never
-wedges it. It either answers the next well-formed request or exits within seconds, saying why on
-stderr; its memory stays small whatever length the client claims."""
+"""Raw bytes at the real language server: bad framing never crashes it with MemoryError, never wedges it
+and never ends it. It says why on stderr, skips the broken message and answers the next well-formed
+request; its memory stays small whatever length the client claims."""
 
 from __future__ import annotations
 
@@ -132,21 +132,21 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_framing_answers_or_exits_with_a_message(server: Server, case: str) -> None:
+def test_bad_framing_is_skipped_and_the_next_request_answered(server: Server, case: str) -> None:
     server.send(frame(INITIALIZE))
     assert server.answered(1, 120), server.stderr.decode(errors="replace")
-    t0 = time.monotonic()
-    # The bad bytes, then a well-formed request: it is answered, or the server leaves, saying why.
+    # The bad bytes, then a well-formed request: it is answered, and so is the one after it.
     server.send(BAD[case] + frame(PROBE))
-    answered = server.answered(2, EXIT_SECONDS)
-    status = server.wait_exit(0 if answered else EXIT_SECONDS)
-    assert answered or status is not None, f"{case}: neither answered nor exited in {EXIT_SECONDS} s"
-    if not answered:
-        time.sleep(0.2)  # let the stderr reader drain
-        stderr = server.stderr.decode(errors="replace")
-        assert "bad message framing" in stderr, stderr
-        assert time.monotonic() - t0 < EXIT_SECONDS
-    assert "MemoryError" not in server.stderr.decode(errors="replace")
+    assert server.answered(2, EXIT_SECONDS), f"{case}: {server.stderr.decode(errors='replace')[-2000:]}"
+    server.send(frame(PROBE.replace(b'"id": 2', b'"id": 3')))
+    assert server.answered(3, EXIT_SECONDS) and server.exited() is None
+    assert server.replies[2]["result"] == {"cancelled": False}
+    server.stop()
+    time.sleep(0.2)  # let the stderr reader drain
+    stderr = server.stderr.decode(errors="replace")
+    # "shorter-than-body" hands pygls a cut body first (an unreadable JSON message, which it survives).
+    assert "bad message framing" in stderr and "skipped to the next message" in stderr, stderr
+    assert "MemoryError" not in stderr
     assert server.peak_rss_mb() < MAX_RSS_MB
 
 
@@ -184,16 +184,30 @@ class _Stream:
         return self.buf.read(size)
 
 
-def test_the_reader_hands_pygls_canonical_messages_and_stops_at_the_first_bad_one() -> None:
-    data = (b"content-length: 2\r\nContent-Type: x\r\n\r\n{}" + frame(b"[1]") + b"Content-Length: 1e3\r\n\r\n{}"
-            + frame(b"{}"))
+def _messages(data: bytes) -> tuple[list[bytes], FramedInput]:
     reader = FramedInput(_Stream(data))  # type: ignore[arg-type]
     got = []
     while line := reader.readline():
         assert line.startswith(b"Content-Length: ")
         assert reader.readline() == b"\r\n"
         got.append(reader.read(int(line.split(b":")[1])))
-    assert got == [b"{}", b"[1]"] and reader.ended and reader.read(10) == b""
+    return got, reader
+
+
+def test_the_reader_hands_pygls_canonical_messages_and_skips_the_broken_ones() -> None:
+    data = (b"content-length: 2\r\nContent-Type: x\r\n\r\n{}" + frame(b"[1]") + b"Content-Length: 1e3\r\n\r\n{}"
+            + frame(b'{"a": "Content-Length: 9\\r\\n"}') + b"no header\r\n" + frame(b"[2]", 2) + frame(b"[3]"))
+    got, reader = _messages(data)
+    # A header inside a JSON string is text (its line break is written \r\n), never a place to resume.
+    assert got == [b"{}", b"[1]", b'{"a": "Content-Length: 9\\r\\n"}', b"[2", b"[3]"]
+    assert reader.skipped == 3 and reader.ended and reader.read(10) == b""
+
+
+def test_a_header_split_across_a_huge_broken_line_is_still_found() -> None:
+    data = b"X-Junk: " + b"a" * 20_000 + frame(b"[1]")
+    assert _messages(data)[0] == [b"[1]"]
+    data = b"a" * (8 * 1024 - 5) + frame(b"[1]")  # "Content-Length" straddles two bounded reads
+    assert _messages(data)[0] == [b"[1]"]
 
 
 def test_the_reader_refuses_an_oversized_length_without_reading_it() -> None:

@@ -4,8 +4,10 @@ pygls reads `Content-Length: N` and then `read(N)`: a huge N allocates N bytes a
 and a missing, non-numeric, negative or zero length makes it skip the blank line and glue the body to
 the next header, after which no message is ever parsed again. This reader parses each message's
 headers itself, bounds every line and body, and hands pygls one canonical message at a time. On bad
-framing there is no safe place to resume (where the body ends is unknown), so it logs what was wrong
-to stderr and reports end of input: pygls stops, the server exits, the editor can start a fresh one.
+framing it logs what was wrong to stderr and skips to the next `Content-Length: N` line: a JSON body
+cannot hold a raw line break (inside a string it is written `\r\n`), so such a line, even glued to the
+end of a broken body, can only start the next message. The message that was broken is lost (a request
+in it gets no answer); the server and everything it holds (open documents, a fix under review) go on.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ MAX_HEADER_LINE = 8 * 1024
 MAX_HEADERS = 32
 CHUNK = 1 << 20
 _HEADER = re.compile(rb"([A-Za-z0-9-]+):[ \t]*(.*?)[ \t]*\r?\n")
+_NEXT = re.compile(rb"content-length:[ \t]*[0-9]+[ \t]*\r?\n", re.IGNORECASE)  # where a skip may resume
 
 log = logging.getLogger("fixloop.lsp.framing")
 
@@ -37,6 +40,8 @@ class FramedInput:
         self.pending = io.BytesIO()
         self.ended = False
         self.messages = 0
+        self.skipped = 0  # broken messages skipped so far
+        self._carry = b""  # the header line a skip stopped at: the next message starts with it
 
     def readline(self, size: int = -1) -> bytes:
         if not self._fill():
@@ -49,20 +54,26 @@ class FramedInput:
         return self.pending.read(size)
 
     def _fill(self) -> bool:
-        """Make sure a message is pending; False at the end of input (clean or after bad framing)."""
+        """Make sure a message is pending (skipping broken ones); False at the end of input."""
         if self.pending.tell() < len(self.pending.getbuffer()):
             return True
         if self.ended:
             return False
-        try:
-            body = self._next_body()
-        except BadFraming as e:
-            log.error("bad message framing from the client (message %d): %s; the server stops here, "
-                      "restart it to go on", self.messages + 1, e)
-            body = None
-        except MemoryError:  # belt and braces: the caps make this unreachable
-            log.error("a message from the client does not fit in memory; the server stops here")
-            body = None
+        body: bytes | None = None
+        while True:
+            try:
+                body = self._next_body()
+                break
+            except BadFraming as e:
+                self.skipped += 1
+                resumed = self._skip()
+                log.error("bad message framing from the client (message %d): %s; %s", self.messages + 1, e,
+                          "skipped to the next message" if resumed else "no message follows it")
+                if not resumed:
+                    break
+            except MemoryError:  # belt and braces: the caps make this unreachable
+                log.error("a message from the client does not fit in memory; the server stops here")
+                break
         if body is None:
             self.ended = True
             return False
@@ -74,7 +85,7 @@ class FramedInput:
         """The next message's body, None at a clean end of input, BadFraming for anything else."""
         length: int | None = None
         for count in range(MAX_HEADERS + 1):
-            line = self.raw.readline(MAX_HEADER_LINE + 1)
+            line, self._carry = (self._carry or self.raw.readline(MAX_HEADER_LINE + 1)), b""
             if not line:
                 if count == 0:
                     return None  # the client closed the stream between messages
@@ -82,9 +93,12 @@ class FramedInput:
             if line in (b"\r\n", b"\n"):
                 break
             if len(line) > MAX_HEADER_LINE or not line.endswith(b"\n"):
+                self._carry = line[-64:]  # the start of a header this bounded read may have cut in two
                 raise BadFraming(f"a header line longer than {MAX_HEADER_LINE} bytes")
             match = _HEADER.fullmatch(line)
             if match is None:
+                glued = _NEXT.search(line)  # a broken body's end, then the next message's header
+                self._carry = line[glued.start():] if glued is not None else b""
                 raise BadFraming(f"not a header line: {line[:80]!r}")
             name, value = match.group(1).lower(), match.group(2)
             if name == b"content-length":
@@ -94,6 +108,23 @@ class FramedInput:
         if length is None:
             raise BadFraming("a message without a Content-Length header")
         return self._body(length)
+
+    def _skip(self) -> bool:
+        """Read on to the next line holding a `Content-Length: N` header (kept for `_next_body`); False
+        when the input ends first. Reads a bounded piece at a time, so a huge broken line costs no memory."""
+        if _NEXT.fullmatch(self._carry):
+            return True
+        tail, self._carry = self._carry, b""
+        while True:
+            piece = self.raw.readline(MAX_HEADER_LINE + 1)
+            if not piece:
+                return False
+            window = tail + piece  # a header split between two pieces of one long line is still found
+            found = _NEXT.search(window)
+            if found is not None:
+                self._carry = window[found.start():]
+                return True
+            tail = b"" if piece.endswith(b"\n") else window[-64:]
 
     def _length(self, value: bytes) -> int:
         if not value.isdigit() or len(value) > 20:
