@@ -130,10 +130,6 @@ class ArrangedOnUse(Sequence[Proposer]):
                 self._arranged = list(self._choose())
             return self._arranged
 
-    @property
-    def chosen(self) -> bool:
-        return self._arranged is not None
-
     @overload
     def __getitem__(self, index: int) -> Proposer: ...
 
