@@ -139,6 +139,7 @@ def test_a_fix_rejected_on_one_machine_is_no_longer_offered_on_the_others(shared
     b = machine(shared_uri, tmp_path / "b")  # the same cache, a new handle: its next pull
     assert b.sync()["pulled"] == 1 and b.rows("fixes")[0]["decision"] == "rejected"
     assert _warned_and_mined(b) == (0, 0)
+    assert b.outbox.pending() == 0 and b.sync()["pushed"] == 0  # applying a verdict does not send it back
     c = machine(shared_uri, tmp_path / "c").open()  # a machine that pulls the fix and its verdict at once
     assert c.rows("fixes")[0]["decision"] == "rejected" and _warned_and_mined(c) == (0, 0)
     learner(a).record_decision("run-1", "shop/price.py#0", accepted=True)  # changed their mind: the latest wins
