@@ -304,8 +304,11 @@ class LearningMemory:
         }])
         if fixes:
             verdict = "accepted" if accepted else "rejected"
-            mixed = any(f["decision"] and f["decision"] != verdict for f in fixes)
-            self.store.update("fixes", f"run_id = {quote(run_id)}", {"decision": "mixed" if mixed else verdict})
+            decision = "mixed" if any(f["decision"] and f["decision"] != verdict for f in fixes) else verdict
+            self.store.update("fixes", f"run_id = {quote(run_id)}", {"decision": decision})
+            # The fix was shared before this review: a team's other machines learn it from this row (sync.py).
+            self.store.add("verdicts", [{"id": new_id(), "fix_id": f["id"], "decision": decision, "time": now}
+                                        for f in fixes])
             classes = self.store.rows("failures", f"run_id = {quote(run_id)}", ["error_class"], limit=10)
             if operator and classes:
                 self.store.add("operator_stats", [{

@@ -62,8 +62,9 @@ META = pa.schema([("key", _S), ("value", _S)])
 # on every machine: see sync.py.
 FORGOTTEN = pa.schema([("id", _S), ("table", _S), ("time", _F)])
 
-# A fix's review verdict (`fixes.decision`, set after the fix was shared) as an append-only row, so that a
-# fix rejected on one machine is not offered or mined on the others: see sync.py. The latest row wins.
+# A fix's review verdict, one row per review (besides `fixes.decision`, which a fix shared before its review
+# carries without it), so that a fix rejected on one machine is not warned about or mined on the others:
+# see sync.py. The latest row wins.
 VERDICTS = pa.schema([("id", _S), ("fix_id", _S), ("decision", _S), ("time", _F)])
 
 TABLES = ("failures", "fixes", "decisions", "operator_stats", "meta", "mined_templates", "forgotten", "verdicts")

@@ -22,9 +22,9 @@ from typing import Any, Sequence
 from . import schema
 from .embed import Embedder
 from .outbox import Outbox
-from .privacy import FORGOTTEN, VERDICTS, shareable
+from .privacy import FORGOTTEN, shareable
 from .remote import explain
-from .store import MemoryStore, StoreUnavailable, new_id
+from .store import MemoryStore, StoreUnavailable
 from .sync import ALL_ROWS, pull, push_ids, push_project
 
 log = logging.getLogger("fixloop.memory")
@@ -94,16 +94,6 @@ class SharedStore(MemoryStore):
         if ids:
             self.add(FORGOTTEN, [{"id": i, "table": name, "time": time.time()} for i in ids])
         return removed
-
-    def update(self, name: str, where: str, values: dict[str, Any]) -> None:
-        """A fix's review verdict comes after the fix was shared: it travels as a verdict row, which every
-        other machine applies to its copy of the fix at its next pull."""
-        super().update(name, where, values)
-        if name == "fixes" and "decision" in values:
-            ids = [r["id"] for r in self.rows(name, where, ["id"], limit=ALL_ROWS)]
-            now = time.time()
-            self.add(VERDICTS, [{"id": new_id(), "fix_id": i, "decision": values["decision"], "time": now}
-                                for i in ids])
 
     def flush(self) -> None:
         self.sync(wait=False, pull=False)

@@ -113,8 +113,7 @@ def apply_verdicts(cache: MemoryStore, fix_ids: set[str]) -> None:
     for decision in sorted({d for _t, d in latest.values()}):
         ids = sorted(i for i, (_t, d) in latest.items() if d == decision)
         for start in range(0, len(ids), CHUNK):
-            # The plain update: a shared cache's own would write the verdict again, to be pushed and pulled back.
-            MemoryStore.update(cache, "fixes", where_in("id", ids[start:start + CHUNK]), {"decision": decision})
+            cache.update("fixes", where_in("id", ids[start:start + CHUNK]), {"decision": decision})
 
 
 def _fetch(store: MemoryStore, table: str, where: str, missing: Sequence[str]) -> Iterator[list[dict[str, Any]]]:
