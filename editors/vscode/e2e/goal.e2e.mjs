@@ -129,8 +129,14 @@ function latestSummary(ws) {
   return ids.length ? JSON.parse(readFileSync(join(runs, ids[ids.length - 1], "summary.json"), "utf8")) : undefined;
 }
 
+async function isTicked(box) {
+  return (await box.isChecked().catch(() => false)) || (await box.getAttribute("aria-checked")) === "true";
+}
+
 // The Refactor Preview's rows: a file row, then one row per hunk of that file. Tick the rows whose label
-// matches `which` (all when undefined); unticked rows are not applied.
+// matches `which` (all when undefined); unticked rows are not applied. Ticking a file row ticks its hunks a
+// moment later: each box is read only once the click before it has settled, else a hunk read as unticked
+// is clicked back off.
 async function tickPreview(which) {
   const rows = page.locator(".part.panel .monaco-list-row");
   await rows.first().waitFor({ timeout: SHORT });
@@ -141,9 +147,10 @@ async function tickPreview(which) {
     const label = (await row.innerText()).replace(/\s+/g, " ").trim();
     labels.push(label);
     const box = row.locator(".edit-checkbox");
-    if (!(await box.count())) continue;
-    const ticked = (await box.isChecked().catch(() => false)) || (await box.getAttribute("aria-checked")) === "true";
-    if (!ticked && (which === undefined || which.test(label))) await box.click();
+    if (!(await box.count()) || !(which === undefined || which.test(label)) || (await isTicked(box))) continue;
+    await box.click();
+    await waitFor(async () => isTicked(box), SHORT, `the preview row "${label.slice(0, 40)}" to be ticked`);
+    await page.waitForTimeout(300);
   }
   return labels;
 }
