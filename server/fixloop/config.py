@@ -26,6 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from .core.model import Limits
+from .runner.listing import CopyRule
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from .strategies.names import CHOICES as STRATEGY_CHOICES
 
@@ -79,6 +80,15 @@ class WorkspaceSettings:
     max_files: int = 20_000
     max_mb: int = 500
     allow_home: bool = False  # a home folder (or `/`) as the project root; the size limits still hold
+    # Files git ignores that the tests may need (generated version files, build outputs, local data):
+    # copied while each is at most `ignored_file_kb` and all together at most `ignored_total_mb`.
+    ignored_file_kb: int = 1024
+    ignored_total_mb: int = 20
+    copy_include: tuple[str, ...] = ()  # gitignore-style globs of ignored files copied whatever their size
+    copy_exclude: tuple[str, ...] = ()  # gitignore-style globs of files never copied
+
+    def copy_rule(self) -> CopyRule:
+        return CopyRule(self.copy_include, self.copy_exclude, self.ignored_file_kb, self.ignored_total_mb)
 
 
 @dataclass(frozen=True)
@@ -271,6 +281,9 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "diagnostics.safety": (ONLY_TRUE, ""), "diagnostics.memory": (FREE, ""), "diagnostics.max_file_bytes": (AT_MOST, ""),
     "diagnostics.debounce_ms": (FREE, ""), "diagnostics.incremental": (FREE, ""), "diagnostics.bandit_on_save": (ONLY_TRUE, ""),
     "workspace.max_files": (AT_MOST, ""), "workspace.max_mb": (AT_MOST, ""), "workspace.allow_home": (ONLY_FALSE, ""),
+    "workspace.ignored_file_kb": (AT_MOST, ""), "workspace.ignored_total_mb": (AT_MOST, ""),
+    # The project knows its generated files; credential files and virtualenvs stay out whatever it says.
+    "workspace.copy_include": (FREE, ""), "workspace.copy_exclude": (FREE, ""),
 }
 
 

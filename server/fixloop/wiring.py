@@ -43,7 +43,8 @@ def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mappi
 
 def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner.open(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
-                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers)
+                        task.overlays, settings.pytest_args, warm_workers=settings.warm_workers,
+                        copy_rule=settings.workspace.copy_rule())
 
 
 def with_api_key(settings: Settings, api_key: str) -> Settings:

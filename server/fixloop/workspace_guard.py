@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from .config import WorkspaceSettings
+from .runner.listing import CopyRule, listing
 
 SETTING_HINT = ("--set workspace.{key}={value}, `[workspace] {key} = {value}` in ~/.config/fixloop/config.toml, "
                 "or settings.workspace.{key} in the editor's initializationOptions")
@@ -34,7 +35,7 @@ def refusal(root: Path, settings: WorkspaceSettings, count: bool = True) -> str:
                 f"settings). Open the project's own folder instead (to allow it anyway: {hint})")
     if not count:
         return ""
-    files, size = measure(root, settings.max_files, settings.max_mb * 1024 * 1024)
+    files, size = measure(root, settings.max_files, settings.max_mb * 1024 * 1024, settings.copy_rule())
     if files > settings.max_files:
         return (f"refusing to fix {root}: it holds more than {settings.max_files} files to copy. Open the project's "
                 f"own folder, or raise the limit ({SETTING_HINT.format(key='max_files', value=settings.max_files * 5)})")
@@ -44,28 +45,7 @@ def refusal(root: Path, settings: WorkspaceSettings, count: bool = True) -> str:
     return ""
 
 
-def measure(root: Path, max_files: int, max_bytes: int) -> tuple[int, int]:
+def measure(root: Path, max_files: int, max_bytes: int, rule: CopyRule = CopyRule()) -> tuple[int, int]:
     """(files, bytes) of what a copy would take, counted until either limit is passed (then it stops)."""
-    from .runner.project_files import SKIP_DIRS  # the folders a copy never takes
-
-    files = size = 0
-    stack = [str(root)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            if entry.name not in SKIP_DIRS and not entry.name.endswith(".egg-info"):
-                                stack.append(entry.path)
-                            continue
-                        files += 1
-                        if entry.is_file(follow_symlinks=False):
-                            size += entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        continue
-                    if files > max_files or size > max_bytes:
-                        return files, size
-        except OSError:
-            continue
-    return files, size
+    found = listing(root, rule, stop_files=max_files, stop_bytes=max_bytes)
+    return found.files, found.bytes

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.runner.project_files import copy_tree, list_files, plain_name
+from fixloop.runner.listing import list_files
+from fixloop.runner.project_files import copy_tree, plain_name
 from tests.git_index import git, write_index
 
 
@@ -44,8 +45,8 @@ def test_index_names_that_climb_or_are_absolute_are_skipped(tmp_path: Path) -> N
     (root / ".gitignore").write_text("/L\n")
     write_index(root, [("a.py", b"x = 1\n"), ("sub/../../outside/x.py", b""), (f"{outside}/abs.py", b""),
                        ("L/../../../outside/y.py", b"")])
-    names = list_files(root)
-    assert names == [".gitignore", "a.py"]
+    names = list_files(root)  # the index is never read: the walk finds what is on disk
+    assert names == [".gitignore", "L", "a.py"]
     # Even a caller that passes such names gets nothing outside the copy.
     dest = tmp_path / "copy"
     dest.mkdir()
@@ -118,7 +119,8 @@ def test_the_repositorys_config_runs_nothing_and_lists_only_the_project(tmp_path
         git(root, "config", key, value)
     (root / "new.py").write_text("")
     os.utime(root / "a.py", (4_000_000_000, 4_000_000_000))  # racy entries tempt git to re-hash them
-    assert list_files(root) == [".gitattributes", ".gitignore", "a.py", "new.py"]
+    # git is never run: the small ignored file is copied like a generated one would be
+    assert list_files(root) == [".gitattributes", ".gitignore", "a.py", "ignored.log", "new.py"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "proj"]
 
 

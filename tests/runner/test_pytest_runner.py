@@ -8,7 +8,7 @@ from pathlib import Path
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.hostio import read_beneath
-from fixloop.runner.scratch import list_files
+from fixloop.runner.listing import list_files
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 
@@ -127,14 +127,6 @@ def test_scratch_copy_skips_clutter_and_outside_symlinks(make_project, tmp_path:
         assert not any(n.startswith((".venv", "node_modules", "__pycache__")) for n in names)
     finally:
         runner.close()
-
-
-def test_git_workspace_uses_git_file_list(make_project) -> None:
-    import subprocess
-
-    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS, "big.log": "x", ".gitignore": "*.log\n"})
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    assert "big.log" not in list_files(root) and "lib.py" in list_files(root)
 
 
 def test_planted_symlink_report_is_not_followed(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..core.integrity import is_test_file
-from ..runner.project_files import list_files
+from ..runner.listing import list_files
 from ..runner.scratch import MAX_SOURCE_BYTES, decode_source
 
 

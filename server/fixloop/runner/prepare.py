@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..sandbox.api import Policy, Sandbox
+from .listing import CopyRule
 from .interpreter import Interpreter, interpreter_for, sandbox_env
 from .scratch import Scratch
 
@@ -24,9 +25,10 @@ class Prepared:
     coverage_package: Path | None  # fixloop's coverage.py, shown read-only to coverage runs
 
 
-def prepare(workspace: Path, sandbox: Sandbox, python: str = "", overlays: Mapping[str, str] | None = None) -> Prepared:
+def prepare(workspace: Path, sandbox: Sandbox, python: str = "", overlays: Mapping[str, str] | None = None,
+            copy_rule: CopyRule = CopyRule()) -> Prepared:
     interpreter = interpreter_for(workspace, python, sandbox)  # never runs project code on the host
-    scratch = Scratch(workspace, dict(overlays or {}))
+    scratch = Scratch(workspace, dict(overlays or {}), copy_rule)
     try:
         # fixloop's own files, all in place before anything runs; every run sees them read-only.
         scratch.add_runtime("fixloop_report.py", PLUGIN.read_bytes())

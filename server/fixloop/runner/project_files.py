@@ -1,18 +1,17 @@
-"""Which files of the project go into the scratch copy, and copying them without being steered.
+"""Copying the project's files into the scratch copy without being steered (which files: `listing.py`).
 
-Everything in the project is untrusted, `.git` included: a hand-made index can list `sub/../../x`,
-an absolute name, or a file under a folder that is now a symlink to the user's `~/.ssh`; the
-repository's config can name commands for git to run. Names are checked as plain relative paths,
-each one is opened component by component from directory fds with O_NOFOLLOW (a symlinked folder on
-the way skips the file), and the copy's folders and files are made the same way under the destination.
+Everything in the project is untrusted: a name can climb (`sub/../../x`), be absolute, or pass under a
+folder that is now a symlink to the user's `~/.ssh`, and a file can be a hard link to one outside the
+project. Names are checked as plain relative paths, each one is opened component by component from
+directory fds with O_NOFOLLOW (a symlinked folder on the way skips the file), a regular file with more
+than one link is skipped like a symlink out, and the copy's folders and files are made the same way
+under the destination.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import subprocess
 from pathlib import Path
 
 SKIP_DIRS = frozenset({
@@ -20,14 +19,7 @@ SKIP_DIRS = frozenset({
     ".ruff_cache", ".tox", ".nox", "node_modules", ".fixloop", ".eggs", "build", "dist", ".idea", ".vscode",
 })
 SECRET_FILES = frozenset({".netrc", ".pypirc", ".npmrc", "credentials.json", ".git-credentials"})
-GIT_TIMEOUT = 30.0
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-# The repository's own config is read by git: override every key of it that names a command or a
-# place git would run or write during `ls-files`. (Filters, textconv and diff drivers do not run for
-# `ls-files`; hooks do not either, but a hooksPath costs nothing to pin.)
-GIT_OVERRIDES = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "core.untrackedCache=false",
-                 "core.pager=cat", "core.sshCommand=false", "core.askPass=", "credential.helper=",
-                 "protocol.allow=never", "gc.auto=0", "maintenance.auto=false", "index.skipHash=false")
 
 
 def plain_name(name: str) -> bool:
@@ -37,62 +29,16 @@ def plain_name(name: str) -> bool:
     return all(part not in ("", ".", "..") for part in name.split("/"))
 
 
-def _is_secret(name: str) -> bool:
+def is_secret(name: str) -> bool:
     """Credential files stay out of the copy: code under test has no business reading them."""
     base = name.rsplit("/", 1)[-1]
     return (base == ".env" or base.startswith(".env.") or base in SECRET_FILES
             or base.endswith((".pem", ".key", ".p12")) or base.startswith("id_rsa") or base.startswith("id_ed25519"))
 
 
-def _git_names(root: Path) -> list[str] | None:
-    """`git ls-files` of the project, with the repository's config unable to run anything; None if git fails."""
-    if not shutil.which("git"):
-        return None
-    root = Path(os.path.abspath(root))  # `-C` changes directory before git reads the variables below
-    argv = ["git", "--no-pager"]
-    for override in GIT_OVERRIDES:
-        argv += ["-c", override]
-    argv += ["-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": "/nonexistent",  # no user config, and the project cannot stand in for it
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
-        # A `core.worktree` in the repository's config would list (and name) files of another folder.
-        "GIT_WORK_TREE": str(root),
-        # Discovery stops at the project: a broken `.git` never makes git read a parent repository.
-        # (No GIT_DIR: an explicit one would switch off git's own check of who owns the repository.)
-        "GIT_CEILING_DIRECTORIES": str(root.parent),
-        "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat",
-        "GIT_NO_REPLACE_OBJECTS": "1", "LC_ALL": "C",
-    }
-    try:
-        out = subprocess.run(argv, capture_output=True, timeout=GIT_TIMEOUT, check=True, env=env,
-                             stdin=subprocess.DEVNULL).stdout
-    except (subprocess.SubprocessError, OSError):
-        return None
-    return [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
-
-
-def _walk_names(root: Path) -> list[str]:
-    names: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):  # never descends into a symlinked folder
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
-        rel = os.path.relpath(dirpath, root)
-        for f in filenames:
-            if f == ".git":  # a gitfile (worktree or submodule pointer) is not project source
-                continue
-            names.append(f if rel == "." else os.path.join(rel, f).replace(os.sep, "/"))
-    return names
-
-
-def list_files(root: Path) -> list[str]:
-    """Files git would track (tracked or not ignored); without git, a walk that skips the usual clutter.
-    Only plain relative names: the index is as untrusted as the rest of the project."""
-    names = _git_names(root) if os.path.lexists(root / ".git") else None
-    if names is None:
-        names = _walk_names(root)
-    return sorted({n for n in names if plain_name(n) and not (set(n.split("/")[:-1]) & SKIP_DIRS)
-                   and not _is_secret(n)})
+def skipped_folder(name: str) -> bool:
+    """Folders no copy takes: version control, virtualenvs by their usual names, caches and build output."""
+    return name in SKIP_DIRS or name.endswith(".egg-info")
 
 
 class _DirChain:
@@ -147,6 +93,8 @@ def _copy_file(src_dir: int, dst_dir: int, name: str, st: os.stat_result) -> Non
         now = os.fstat(src)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
             return  # swapped since the lstat
+        if now.st_nlink > 1:
+            return  # a hard link may share its content with any file outside: treated like a link out
         # Permission bits only: a setuid file of the project must not become one owned by the user.
         dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                       stat.S_IMODE(now.st_mode) & 0o777 | 0o600, dir_fd=dst_dir)

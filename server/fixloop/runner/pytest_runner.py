@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox
 from .cold import ColdRunner
+from .listing import CopyRule
 from .prepare import Prepared, coverage_policy, prepare
 from .report import parse_coverage
 from .screening import Screening
@@ -57,10 +58,10 @@ class PytestRunner:
     @classmethod
     def open(cls, workspace: Path, sandbox: Sandbox, limits: Limits = Limits(), python: str = "",
              overlays: Mapping[str, str] | None = None, pytest_args: Sequence[str] = (), warm_workers: int = 2,
-             candidate_memory_mb: int = 2048) -> "PytestRunner":
+             candidate_memory_mb: int = 2048, copy_rule: CopyRule = CopyRule()) -> "PytestRunner":
         """Probe the interpreter and copy the workspace, then a runner over that copy."""
-        return cls(prepare(workspace, sandbox, python, overlays), sandbox, limits, pytest_args, warm_workers,
-                   candidate_memory_mb)
+        return cls(prepare(workspace, sandbox, python, overlays, copy_rule), sandbox, limits, pytest_args,
+                   warm_workers, candidate_memory_mb)
 
     @property
     def policy(self) -> Policy:

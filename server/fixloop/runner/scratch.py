@@ -12,7 +12,8 @@ from typing import Mapping
 
 from ..sandbox.api import RunTree
 from ..sandbox.hostio import write_beneath
-from .project_files import copy_tree, list_files
+from .listing import CopyRule, listing
+from .project_files import copy_tree
 
 MAX_SOURCE_BYTES = 1_000_000  # generated or huge files are not sources we edit
 
@@ -46,14 +47,15 @@ class Scratch:
     reach the next run or the host.
     """
 
-    def __init__(self, workspace: Path, overlays: dict[str, str] | None = None) -> None:
+    def __init__(self, workspace: Path, overlays: dict[str, str] | None = None, rule: CopyRule = CopyRule()) -> None:
         self.workspace = workspace
         self.base = Path(tempfile.mkdtemp(prefix="fixloop-"))  # 0700: other local users see nothing
         self.root = self.base / "src"
         self.root.mkdir()
         self.runtime = self.base / "runtime"
         self.runtime.mkdir()
-        self.names = list_files(workspace)
+        self.listing = listing(workspace, rule)
+        self.names = self.listing.names
         copy_tree(workspace, self.root, self.names)
         self.files: dict[str, SourceFile] = {}
         for name in self.names:

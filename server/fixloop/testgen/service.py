@@ -73,7 +73,7 @@ def generate(workspace: Path, spec: str, settings: Settings, overlays: Mapping[s
     _precheck(workspace, rel, qualname, overlays or {})
     sandbox = choose_sandbox(settings.sandbox)
     note("probing the interpreter in the sandbox")
-    prepared = prepare(workspace, sandbox, settings.python, overlays)
+    prepared = prepare(workspace, sandbox, settings.python, overlays, settings.workspace.copy_rule())
     try:
         return _generate(workspace, rel, qualname, settings, prepared, sandbox, cancelled, note)
     finally:
