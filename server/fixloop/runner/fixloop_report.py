@@ -43,6 +43,47 @@ def _take_report_fd():
 _out = _take_report_fd()
 
 
+def _relocate(old, new):
+    """Point what the interpreter's start-up read from the virtualenv at the copy: `.pth` lines on sys.path,
+    setuptools' editable finders (`MAPPING`, `NAMESPACES`) and the `editables` redirector name the
+    project's own path, where a backend that cannot mount shows nothing of it (landlock) or the user's
+    unpatched files (none). Modules imported before this plugin (by pytest itself) stay where they are."""
+    def moved(value):
+        if not isinstance(value, str):
+            return value
+        if value == old:
+            return new
+        return new + value[len(old):] if value.startswith(old + os.sep) else value
+
+    sys.path[:] = [moved(p) for p in sys.path]
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("__editable__"):
+            continue
+        mapping = getattr(module, "MAPPING", None)
+        if isinstance(mapping, dict):
+            for key in list(mapping):
+                mapping[key] = moved(mapping[key])
+        namespaces = getattr(module, "NAMESPACES", None)
+        if isinstance(namespaces, dict):
+            for key in list(namespaces):
+                if isinstance(namespaces[key], list):
+                    namespaces[key] = [moved(p) for p in namespaces[key]]
+    redirector = sys.modules.get("editables.redirector")
+    redirections = getattr(getattr(redirector, "RedirectingFinder", None), "_redirections", None)
+    if isinstance(redirections, dict):
+        for key in list(redirections):
+            redirections[key] = moved(redirections[key])
+    sys.path_importer_cache.clear()
+    import importlib
+
+    importlib.invalidate_caches()
+
+
+_workspace = os.environ.get("FIXLOOP_WORKSPACE", "")
+if _workspace and os.path.realpath(_workspace) != os.path.realpath(_root):
+    _relocate(_workspace, _root)
+
+
 def _write(obj):
     if _out is None:
         return

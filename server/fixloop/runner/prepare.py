@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..sandbox.api import Policy, Sandbox
+from ..sandbox.api import RELOCATE_ENV, Policy, Sandbox
 from .listing import CopyRule
 from .interpreter import Interpreter, interpreter_for, sandbox_env
 from .scratch import Scratch
@@ -37,7 +37,10 @@ def prepare(workspace: Path, sandbox: Sandbox, python: str = "", overlays: Mappi
     except BaseException:
         scratch.close()
         raise
-    policy = Policy(read_only=interpreter.read_only, env=sandbox_env(interpreter.path, scratch.runtime))
+    # Where the project's own files (a `.pth`, an editable finder) say it lives, for backends that cannot
+    # place the copy there.
+    env = sandbox_env(interpreter.path, scratch.runtime, {RELOCATE_ENV: str(scratch.at)})
+    policy = Policy(read_only=interpreter.read_only, env=env)
     return Prepared(scratch, interpreter, policy, coverage_package)
 
 

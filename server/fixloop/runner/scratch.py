@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import tokenize
@@ -49,6 +50,7 @@ class Scratch:
 
     def __init__(self, workspace: Path, overlays: dict[str, str] | None = None, rule: CopyRule = CopyRule()) -> None:
         self.workspace = workspace
+        self.at = Path(os.path.realpath(workspace))  # where the runs see the copy (`RunTree.at`)
         self.base = Path(tempfile.mkdtemp(prefix="fixloop-"))  # 0700: other local users see nothing
         self.root = self.base / "src"
         self.root.mkdir()
@@ -82,7 +84,7 @@ class Scratch:
 
     def tree(self, changes: Mapping[str, bytes] | None = None) -> RunTree:
         """What a run starts from: the pristine copy with `changes` written over its fresh copy."""
-        return RunTree(self.root, dict(changes or {}), self.runtime)
+        return RunTree(self.root, dict(changes or {}), self.runtime, at=self.at)
 
     def _overlay(self, name: str, text: str) -> None:
         if name not in self.files and not (self.root / name).parent.resolve().is_relative_to(self.root.resolve()):

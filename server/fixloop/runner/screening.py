@@ -4,6 +4,7 @@ spare worker, and handing each result to whoever asks first."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -13,6 +14,7 @@ from .cold import candidate_files
 from .scratch import Scratch
 from .warm import WarmPool, WarmServer
 
+READY_SECONDS = 60.0  # a server that has not collected the suite by then is dropped
 MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
 
 
@@ -96,10 +98,16 @@ class Screening:
     def _start_pool(self) -> WarmPool | None:
         if self.pool is None and not self.problem and not self._closed:
             try:
-                # One server, a lane per worker: the lanes are forks of it, so the suite is imported once.
-                server = WarmServer(self.scratch.tree(), self.sandbox, self.python, self.policy, self.lifetime,
-                                    self.pytest_args, lanes=self.workers)
-                self.pool = WarmPool([server])
+                # One server per lane, each on its own copy at the project's path, all started at once.
+                servers = [WarmServer(self.scratch.tree(), self.sandbox, self.python, self.policy, self.lifetime,
+                                      self.pytest_args) for _ in range(self.workers)]
+                deadline = time.monotonic() + READY_SECONDS
+                problems = [server.wait_ready(deadline) for server in servers]
+                ready = [server for server, problem in zip(servers, problems) if not problem]
+                if ready:
+                    self.pool = WarmPool(ready)
+                else:
+                    self.problem = problems[0]
             except (RuntimeError, OSError) as e:
                 self.problem = str(e) or "no warm worker started"
         if self.pool is not None and not self.pool.alive:

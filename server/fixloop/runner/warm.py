@@ -1,7 +1,7 @@
 """Host side of the warm fork servers: start them through the Sandbox port, hand them candidates.
 
 Each worker is one long-lived sandboxed command (`python -m fixloop_warm <pristine-tree>`) on its own
-fresh copy; requests and answers travel over two pipes the host created (a 4-byte length, then JSON),
+fresh copy, placed where the project lives; requests and answers travel over two pipes the host created (a 4-byte length, then JSON),
 read here with a size cap and a deadline. Nothing is exchanged through files, so nothing the
 sandboxed code plants can be opened by the host. A worker that dies or never gets ready is dropped,
 and the caller falls back to a normal sandboxed pytest run.
@@ -70,38 +70,32 @@ def read_frame(fd: int, deadline: float, cap: int = MAX_ANSWER_BYTES) -> Any:
 
 
 class WarmServer:
-    """One sandboxed fork server with a channel per lane: it collects the suite once, then forks a copy of
-    itself per extra lane, so `lanes` candidates run at once for the price of one start-up."""
+    """One sandboxed fork server on its own copy: it collects the suite once, then screens one candidate at a
+    time in that copy. `start` returns at once; `wait_ready` says whether it came up."""
 
     def __init__(self, tree: RunTree, sandbox: Sandbox, python: str, policy: Policy, lifetime: float,
-                 pytest_args: Sequence[str] = (), lanes: int = 1, ready_timeout: float = 60.0) -> None:
+                 pytest_args: Sequence[str] = ()) -> None:
         self.result: RunResult | None = None
-        ends: list[tuple[int, int, int, int]] = []
-        for _ in range(max(1, lanes)):
-            request_r, request_w = os.pipe()
-            answer_r, answer_w = os.pipe()
-            os.set_blocking(answer_r, False)
-            ends.append((request_r, request_w, answer_r, answer_w))
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        os.set_blocking(answer_r, False)
         argv = [python, "-m", "fixloop_warm", str(tree.source), json.dumps(list(pytest_args))]
-        env = dict(policy.env, FIXLOOP_WARM_FDS=";".join(f"{e[0]},{e[3]}" for e in ends))
+        env = dict(policy.env, FIXLOOP_WARM_FDS=f"{request_r},{answer_w}")
         policy = dataclasses.replace(policy, env=env)
         limits = SandboxLimits(wall_seconds=lifetime, cpu_seconds=int(lifetime) + 60)
-        child_ends = tuple(fd for e in ends for fd in (e[0], e[3]))
-        self.thread = threading.Thread(target=self._serve, args=(sandbox, argv, tree, limits, policy, child_ends),
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._serve, args=(sandbox, argv, tree, limits, policy,
+                                                                 (request_r, answer_w)), daemon=True)
         self.thread.start()
-        self.lanes = self._all = [WarmWorker(i, self, e[1], e[2]) for i, e in enumerate(ends)]
-        deadline = time.monotonic() + ready_timeout
-        problems = [lane.wait_ready(deadline) for lane in self.lanes]
-        if all(problems):
+        self.lane = WarmWorker(0, self, request_w, answer_r)
+
+    def wait_ready(self, deadline: float) -> str:
+        """"" once the server is ready, else why not (then it is closed)."""
+        problem = self.lane.wait_ready(deadline)
+        if problem:
             self.close()
-            output = self.result.output[-600:] if self.result else problems[0]
-            raise RuntimeError(f"the warm worker did not start: {output}")
-        self._all = self.lanes
-        for lane, problem in zip(self.lanes, problems):
-            if problem:
-                lane.close_request()  # a lane that never got ready is dropped; the others serve
-        self.lanes = [lane for lane, problem in zip(self.lanes, problems) if not problem]
+            output = self.result.output[-600:] if self.result else problem
+            return f"the warm worker did not start: {output}"
+        return ""
 
     def _serve(self, sandbox: Sandbox, argv: list[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
                child_ends: tuple[int, ...]) -> None:
@@ -113,12 +107,10 @@ class WarmServer:
         return self.thread.is_alive()
 
     def close(self) -> None:
-        for lane in self._all:
-            lane.close_request()  # end of every request pipe: each lane stops, then the server
+        self.lane.close_request()  # end of the request pipe: the server stops
         self.thread.join(5.0)
         if not self.thread.is_alive():
-            for lane in self._all:
-                lane.close_answer()
+            self.lane.close_answer()
 
 
 class WarmWorker:
@@ -199,7 +191,7 @@ class WarmPool:
 
     def __init__(self, servers: list[WarmServer]) -> None:
         self.servers = servers
-        self.workers = [lane for server in servers for lane in server.lanes]
+        self.workers = [server.lane for server in servers]
         self.idle: queue.Queue[WarmWorker] = queue.Queue()
         for w in self.workers:
             self.idle.put(w)

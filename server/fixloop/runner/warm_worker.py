@@ -2,19 +2,18 @@
 
     python -m fixloop_warm <pristine-tree> <pytest-args-json>
 
-Start-up: import pytest and collect the suite once in the read-only pristine tree (conftest and the
+Start-up: import pytest and collect the suite once in this run's writable copy (conftest and the
 third-party modules the tests import stay loaded), then forget the project's own modules and say
-`ready` on the answer pipe. Then, for each request read from the request pipe (descriptors in
+`ready` on the answer pipe. Then, for each request read from the request pipe (descriptors "r,w" in
 FIXLOOP_WARM_FDS; frames are a 4-byte length and JSON): fork; the child closes the channel at once,
-copies the pristine tree into its own folder of this run's writable copy, writes the candidate's
-files, and runs pytest there with its own report pipe; the parent collects that report (capped),
-waits with a timeout (counted from the end of the copy), kills the child's process group when it
-hangs, and answers. End of the request
-pipe ends the server.
+makes the writable copy the pristine tree again (whatever the previous candidate left in it), writes
+the candidate's files, and runs pytest there with its own report pipe; the parent collects that report
+(capped), waits with a timeout (counted from the end of the copy), kills the child's process group when
+it hangs, and answers. End of the request pipe ends the server.
 
-FIXLOOP_WARM_FDS may name several channels ("r,w;r,w"): once the suite is collected, the server forks a
-copy of itself per extra channel, so several candidates run at once for the price of one start-up; each
-copy serves its own channel in its own folder.
+The candidate runs in the copy itself, not in a folder of it: the copy sits where the project lives
+(or the report plugin points the interpreter there), so editable installs import the candidate's code.
+One server serves one candidate at a time; the host starts one server per lane.
 """
 
 import gc
@@ -43,13 +42,6 @@ def _project_modules(root):
         if name == "fixloop_report" or (path and os.path.abspath(path).startswith(root + os.sep)):
             out.append(name)
     return out
-
-
-def _moved(path, old, new):
-    """A sys.path entry under the pristine tree, moved to the candidate's copy."""
-    if path in ("", old):
-        return new
-    return new + path[len(old):] if path.startswith(old + os.sep) else path
 
 
 def _address_space():
@@ -98,8 +90,26 @@ def write_frame(fd, obj):
         data = data[os.write(fd, data):]
 
 
+def _reset(root, template):
+    """`root` holding exactly the pristine tree again; read-only binds inside it (a `.venv`) are left alone."""
+    device = os.stat(root).st_dev
+    for name in os.listdir(root):
+        path = os.path.join(root, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_dev != device:
+            continue  # a mount point
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    shutil.copytree(template, root, ignore=SKIP, symlinks=True, dirs_exist_ok=True)
+
+
 def _child(request, template, workdir, channel, report_fd):
-    """In the forked child: no channel, own copy, own process group, capped memory; never returns."""
+    """In the forked child: no channel, the copy reset, own process group, capped memory; never returns."""
     code = 70
     try:
         for fd in channel:  # the code under test never gets the host's channel
@@ -113,8 +123,7 @@ def _child(request, template, workdir, channel, report_fd):
                 limit = min(limit, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         _quiet()
-        shutil.copytree(template, workdir, ignore=SKIP, symlinks=True)
-        os.chmod(workdir, 0o700)
+        _reset(workdir, template)
         for rel, text in request.get("files", {}).items():
             target = os.path.join(workdir, rel)
             if not os.path.realpath(target).startswith(os.path.realpath(workdir) + os.sep):
@@ -127,9 +136,6 @@ def _child(request, template, workdir, channel, report_fd):
         os.chdir(workdir)
         # The candidate's clock starts now: copying a big tree is the worker's cost, not the candidate's.
         os.write(report_fd, COPIED)
-        sys.path[:] = [_moved(p, template, workdir) for p in sys.path]
-        if workdir not in sys.path:
-            sys.path.insert(0, workdir)
         os.environ["FIXLOOP_REPORT_FD"] = str(report_fd)
         os.environ["FIXLOOP_TEST_TIMEOUT"] = str(request.get("per_test_timeout", 0))
         os.environ["FIXLOOP_CPU_LIMIT"] = str(request.get("cpu_limit", 0))
@@ -147,9 +153,8 @@ def _child(request, template, workdir, channel, report_fd):
         os._exit(code)
 
 
-def _run(request, template, area, seq, channel):
+def _run(request, template, workdir, channel):
     """One candidate in a forked child: its answer, with the report lines it wrote."""
-    workdir = os.path.join(area, f"c-{seq}")
     read_end, write_end = os.pipe()
     started = time.monotonic()
     pid = os.fork()
@@ -205,7 +210,6 @@ def _run(request, template, area, seq, channel):
     os.close(read_end)
     answer.update(id=request.get("id"), duration=time.monotonic() - started,
                   report=report.decode("utf-8", "replace"), overflow=overflow)
-    shutil.rmtree(workdir, ignore_errors=True)
     return answer
 
 
@@ -216,28 +220,8 @@ def _kill_group(pid):
         pass
 
 
-def _lanes(template, area, channels):
-    """This process serves the first channel; a forked copy serves each other one (never returns)."""
-    mine = 0
-    for lane in range(1, len(channels)):
-        if os.fork() == 0:
-            mine = lane
-            break
-    for lane, channel in enumerate(channels):
-        if lane != mine:
-            for fd in channel:
-                os.close(fd)
-    lane_area = os.path.join(area, f"lane-{mine}")
-    os.makedirs(lane_area, mode=0o700, exist_ok=True)
-    write_frame(channels[mine][1], {"ready": os.getpid()})
-    _serve(template, lane_area, channels[mine])
-    if mine:
-        os._exit(0)
-
-
-def _serve(template, area, channel):
+def _serve(template, root, channel):
     request_fd, answer_fd = channel
-    seq = 0
     while True:
         try:
             request = read_frame(request_fd)
@@ -245,33 +229,27 @@ def _serve(template, area, channel):
             return
         if request is None:  # the host closed the pipe: stop
             return
-        seq += 1
-        write_frame(answer_fd, _run(request, template, area, seq, channel))
+        write_frame(answer_fd, _run(request, template, root, channel))
 
 
 def main():
     template = os.path.abspath(sys.argv[1])
     extra = json.loads(sys.argv[2]) if len(sys.argv) > 2 else []
-    channels = [tuple(int(x) for x in pair.split(",")) for pair in os.environ.pop("FIXLOOP_WARM_FDS").split(";")]
-    for channel in channels:
-        for fd in channel:
-            os.set_inheritable(fd, False)
+    channel = tuple(int(x) for x in os.environ.pop("FIXLOOP_WARM_FDS").split(","))
+    for fd in channel:
+        os.set_inheritable(fd, False)
     try:  # this process's own run report is not used: children get their own
         os.close(int(os.environ.pop("FIXLOOP_REPORT_FD", "")))
     except (ValueError, OSError):
         pass
-    root = os.getcwd()  # this run's own writable copy: the candidates' folders go here
-    area = os.path.join(root, ".fixloop-candidates")
-    os.makedirs(area, mode=0o700, exist_ok=True)
-    os.chdir(template)
-    sys.path[:] = [template if p in ("", root) else p for p in sys.path]
+    root = os.getcwd()  # this run's own writable copy: each candidate runs in it, reset
     import pytest
 
     saved = os.dup(1), os.dup(2)
     _quiet()
     try:
-        pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", f"--rootdir={template}",
-                     f"--confcutdir={template}"] + list(extra))
+        pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", f"--rootdir={root}",
+                     f"--confcutdir={root}"] + list(extra))
     except BaseException:  # noqa: BLE001 - a broken suite still gets a server; each child reports its own error
         pass
     finally:
@@ -282,7 +260,8 @@ def main():
     # Everything loaded so far stays shared and untouched by the children's garbage collections.
     gc.collect()
     gc.freeze()
-    _lanes(template, area, channels)
+    write_frame(channel[1], {"ready": os.getpid()})
+    _serve(template, root, channel)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping, Protocol, Sequence
 
 REPORT_FD_ENV = "FIXLOOP_REPORT_FD"  # the write end of the run's report pipe, as a number
+RELOCATE_ENV = "FIXLOOP_WORKSPACE"  # the path the project's own files name, when the copy is elsewhere
 
 
 class SandboxUnavailable(RuntimeError):
@@ -43,6 +44,11 @@ class RunTree:
     source: Path
     changes: Mapping[str, bytes] = field(default_factory=dict)  # plain relative path -> exact bytes
     runtime: Path | None = None  # fixloop's own files for the run (report plugin, warm worker), read-only
+    # Where the run sees its copy: the workspace's own path, so editable installs, `.pth` files and absolute
+    # paths in configs work unchanged. Backends that mount (bwrap, docker) put the copy there; the others
+    # cannot remap paths and use a private folder (`RELOCATE_ENV` tells the tests' interpreter where the
+    # project was). None: a folder beside the pristine tree.
+    at: Path | None = None
 
     def __post_init__(self) -> None:
         for name in self.changes:
@@ -50,6 +56,8 @@ class RunTree:
             if not parts or PurePosixPath(name).is_absolute() or any(p in ("", ".", "..") for p in parts) \
                     or "\0" in name:
                 raise ValueError(f"refusing the change {name!r}: not a plain relative path")
+        if self.at is not None and (not self.at.is_absolute() or self.at == Path("/")):
+            raise ValueError(f"refusing to place a run's copy at {self.at}")
 
 
 @dataclass(frozen=True)

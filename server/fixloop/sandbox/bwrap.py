@@ -23,14 +23,13 @@ from typing import Sequence
 
 from . import seccomp_filter
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
-from .fresh import prelude_argv, remove, stage_changes
+from .fresh import SANDBOX_HOME, prelude_argv, remove, stage_changes, workspace_path
 from .envpolicy import clean_env
 from .launcher import Launch, supervise
 from .reaper import kill_group
 from .rlimits import prlimit_argv
 from .streams import close_fds, report_pipe
 
-SANDBOX_HOME = "/home/sandbox"
 SYSTEM_RO = ("/usr", "/etc")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 MASKED = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
@@ -61,7 +60,7 @@ def _too_wide(path: Path, workspace: Path) -> bool:
     """A read-only bind that would show the host's root, a home, /tmp, /run or the parents of the copy."""
     wide = {Path("/"), Path("/home"), Path("/root"), Path("/tmp"), Path("/run"), Path("/var"), Path("/var/run"),
             Path.home()}
-    return path in wide or path in workspace.parents
+    return path in wide or path == workspace or path in workspace.parents
 
 
 def _covered(path: Path, mounts: Sequence[Path]) -> bool:
@@ -77,12 +76,6 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
         made.add(parent)
         args += ["--perms", "0755", "--dir", str(parent)]
     return args
-
-
-def workspace_path(tree: RunTree) -> Path:
-    """Where the run's tmpfs copy sits inside the sandbox (it does not exist on the host)."""
-    source = tree.source.resolve()
-    return source.parent / f"{source.name}-run"  # beside the pristine tree, never on top of it
 
 
 def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy, *,
@@ -119,9 +112,13 @@ def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy
              "--perms", "0755", "--dir", str(Path(SANDBOX_HOME).parent),
              "--perms", "0777", "--size", size, "--tmpfs", SANDBOX_HOME]
     made = {Path("/tmp"), Path("/usr"), Path("/etc"), Path(SANDBOX_HOME).parent}
-    mounts = [Path(d) for d in SYSTEM_RO] + [workspace]
+    mounts = [Path(d) for d in SYSTEM_RO]
+    inside: list[Path] = []  # read-only folders within the copy's path (a project's .venv): bound over the copy
     for ro in sorted({Path(p) for p in policy.read_only}):
         if not ro.is_absolute() or _too_wide(ro, workspace) or _covered(ro, mounts) or not ro.exists():
+            continue
+        if workspace in ro.parents:
+            inside.append(ro)
             continue
         args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
         mounts.append(ro)
@@ -134,6 +131,10 @@ def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy
     quota = str(max(1, limits.disk_quota_mb) * 1024 * 1024)
     args += _parents(workspace, made) + ["--perms", "0700", "--size", quota, "--tmpfs", str(workspace),
                                          "--chdir", str(workspace)]
+    made.add(workspace)
+    for ro in inside:
+        args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
+        made.add(ro)
     env = clean_env(policy.env)
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", USER="sandbox", LOGNAME="sandbox")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .api import REPORT_FD_ENV, Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
-from .fresh import prelude_argv, remove, stage_changes
+from .fresh import prelude_argv, remove, stage_changes, workspace_path
 from .envpolicy import clean_env
 from .streams import Capped
 
@@ -53,13 +53,17 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
     from docker.types import Ulimit
 
     source = tree.source.resolve()
-    workspace = source.parent / f"{source.name}-run"
+    workspace = workspace_path(tree)
     volumes: dict[str, dict[str, str]] = {}
+    policy_paths = {Path(p).resolve() for p in policy.read_only}
     for ro in [source, *([tree.runtime.resolve()] if tree.runtime else []), *([changes] if changes else []),
-               *sorted({Path(p).resolve() for p in policy.read_only})]:
-        if ro.exists() and str(ro) not in volumes:
-            _check_bind(ro)
-            volumes[str(ro)] = {"bind": str(ro), "mode": "ro"}
+               *sorted(policy_paths)]:
+        if not ro.exists() or str(ro) in volumes:
+            continue
+        _check_bind(ro)
+        if ro in policy_paths and (ro == workspace or ro in workspace.parents):
+            continue  # would show the host's folder over (or around) the run's copy
+        volumes[str(ro)] = {"bind": str(ro), "mode": "ro"}
     env = clean_env(policy.env)
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(HOME=HOME, TMPDIR="/tmp", **{REPORT_FD_ENV: str(REPORT_FD)})

@@ -17,14 +17,40 @@ from .api import RunTree
 from .hostio import write_beneath
 
 # Runs as the sandbox's first process, before the command: copy the pristine tree and the staged
-# changes into the run's tmpfs, hand it to the sandbox uid (root recipe), then become the command.
+# changes into the run's tmpfs, hand what it copied to the sandbox uid (root recipe), then become the
+# command. Only the copied names are handed over: read-only binds inside the copy (a project's `.venv`)
+# are left alone.
 PRELUDE = (
     'set -e; src=$1; ws=$2; chg=$3; owner=$4; shift 5; '
     'cp -a "$src/." "$ws/"; '
     'if [ -n "$chg" ]; then cp -a --remove-destination "$chg/." "$ws/"; fi; '
-    'if [ -n "$owner" ]; then chown -R -h "$owner" "$ws"; fi; '
+    'own() { (cd "$1" && find . -print0) | (cd "$ws" && xargs -0 -r chown -h "$owner"); }; '
+    'if [ -n "$owner" ]; then own "$src"; if [ -n "$chg" ]; then own "$chg"; fi; fi; '
     'cd "$ws"; exec "$@"'
 )
+
+
+SANDBOX_HOME = "/home/sandbox"
+HIDDEN_BY_A_COPY = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/dev", "/sys",
+                    "/run")
+
+
+def workspace_path(tree: RunTree) -> Path:
+    """Where a mounting backend puts the run's copy inside the sandbox (over nothing of the host's: the
+    sandbox's own mount namespace): the workspace's own path when it can go there, else beside the
+    pristine tree."""
+    source = tree.source.resolve()
+    if tree.at is not None and placeable(tree.at, [source] + ([tree.runtime.resolve()] if tree.runtime else [])):
+        return tree.at
+    return source.parent / f"{source.name}-run"  # beside the pristine tree, never on top of it
+
+
+def placeable(at: Path, owned: list[Path]) -> bool:
+    """A copy may sit at `at` unless that hides the system, the sandbox's own folders, or fixloop's trees."""
+    if at in {Path("/"), Path("/tmp"), Path("/home"), Path(SANDBOX_HOME)} or \
+            any(at == Path(p) or Path(p) in at.parents for p in HIDDEN_BY_A_COPY):
+        return False
+    return not any(at == p or at in p.parents or p in at.parents for p in owned)
 
 
 def prelude_argv(source: Path, workspace: Path, changes: Path | None, owner: str) -> list[str]:

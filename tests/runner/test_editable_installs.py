@@ -1,0 +1,97 @@
+"""Projects as users have them: an editable install (setuptools or hatchling, src or flat layout) whose
+virtualenv names the project's own path, inside or outside the project, and a version file written at
+install time that git ignores. The copy must be where those paths point (or be pointed at), and hold
+the generated file; otherwise every test fails to import the package while plain pytest passes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.conftest import REPO, fixloop_env
+from tests.project_python import ROOTS, _build, _closure
+
+pytestmark = pytest.mark.e2e
+
+CORE = "def add(a, b):\n    return a - b\n\n\ndef twice(x):\n    return 2 * x\n"
+TESTS = ("from calc import __version__\nfrom calc.core import add, twice\n\n\ndef test_version():\n"
+         "    assert __version__ == '1.2.3'\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+         "def test_twice():\n    assert twice(4) == 8\n")
+PYPROJECT = {
+    "setuptools": ('[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n'
+                   '[project]\nname = "calc"\nversion = "1.2.3"\n'),
+    "hatchling": ('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+                  '[project]\nname = "calc"\nversion = "1.2.3"\n\n[tool.hatch.build.targets.wheel]\n'
+                  'packages = ["src/calc"]\n'),
+}
+
+
+@pytest.fixture
+def place() -> Iterator[Path]:
+    """A folder outside /tmp (the sandbox never shows an installation from there), removed afterwards."""
+    folder = REPO / ".cache" / f"editable-{uuid.uuid4().hex[:8]}"
+    folder.mkdir(parents=True)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def make_project(place: Path, backend: str, layout: str, venv_inside: bool) -> tuple[Path, Path]:
+    """(project, its interpreter): a git-like project with `.gitignore` and an editable install of it."""
+    project = place / "calc-project"
+    package = project / ("src/calc" if layout == "src" else "calc")
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from ._version import __version__\n")
+    (package / "_version.py").write_text("__version__ = '1.2.3'\n")  # as setuptools-scm / hatch-vcs write it
+    (package / "core.py").write_text(CORE)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_calc.py").write_text(TESTS)
+    rel = package.relative_to(project).as_posix()
+    (project / ".gitignore").write_text(f".venv/\n{rel}/_version.py\n*.egg-info/\n")
+    (project / "pyproject.toml").write_text(PYPROJECT[backend])
+    venv = project / ".venv" if venv_inside else place / "venvs" / "calc"
+    _build(venv, _closure(ROOTS))
+    # A real editable install by the real backend, written into that virtualenv.
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
+                    "--prefix", str(venv), "-e", str(project)], check=True, capture_output=True, timeout=300)
+    python = venv / "bin" / "python"
+    plain = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=place,
+                           capture_output=True, text=True, timeout=120)
+    assert "1 failed, 2 passed" in plain.stdout, plain.stdout  # the install works from anywhere, as for the user
+    return project, python
+
+
+def fix(project: Path, python: Path, backend: str, venv_inside: bool) -> dict[str, object]:
+    # An outside virtualenv is the active one, as for a user who ran `source venv/bin/activate`.
+    env = fixloop_env() if venv_inside else fixloop_env(VIRTUAL_ENV=str(python.parent.parent),
+                                                        PATH=f"{python.parent}:{fixloop_env()['PATH']}")
+    run = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(project), "--offline", "--no-memory",
+                          "--dry-run", "--json", "--sandbox", backend], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert run.stdout, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("backend,layout,venv_inside", [
+    ("setuptools", "src", True), ("hatchling", "src", False), ("setuptools", "flat", False)])
+def test_an_editable_install_is_fixed_under_bwrap(place: Path, backend: str, layout: str, venv_inside: bool) -> None:
+    project, python = make_project(place, backend, layout, venv_inside)
+    summary = fix(project, python, "bwrap", venv_inside)
+    assert summary["status"] == "fixed", summary
+    assert summary["files_changed"] == [f"{'src/' if layout == 'src' else ''}calc/core.py"]
+    assert "+    return a + b" in str(summary["diff"])
+
+
+@pytest.mark.parametrize("backend,layout", [("setuptools", "src"), ("setuptools", "flat")])
+def test_a_backend_that_cannot_mount_points_the_interpreter_at_the_copy(place: Path, backend: str,
+                                                                        layout: str) -> None:
+    project, python = make_project(place, backend, layout, venv_inside=False)
+    summary = fix(project, python, "landlock", venv_inside=False)
+    assert summary["status"] == "fixed", summary
+    assert "+    return a + b" in str(summary["diff"])
