@@ -114,3 +114,11 @@ def test_the_workspace_guard_counts_what_the_copy_takes_not_ignored_data(tmp_pat
     assert (files, size) == (2, len("data/\n"))
     files, size = measure(tmp_path, 10, 100 * 1024 * 1024)  # the default rule takes them, and stops at 10 files
     assert files == 11
+
+
+def test_an_include_glob_reaches_into_a_folder_the_copy_skips_and_takes_only_what_it_names(tmp_path: Path) -> None:
+    _write(tmp_path, {"build/gen/parser.py": "P = 1\n", "build/lib/pkg.py": "", "a.py": "",
+                      "venv/pyvenv.cfg": "", "venv/gen.py": ""})
+    rule = CopyRule(include=("build/gen/parser.py", "venv/gen.py"))
+    assert list_files(tmp_path, rule) == ["a.py", "build/gen/parser.py"]
+    assert list_files(tmp_path) == ["a.py"]

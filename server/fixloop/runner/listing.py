@@ -1,9 +1,9 @@
 """Which files of the project the scratch copy takes, read as data: git is never run on the host.
 
 The rule, in the order it is applied:
-1. never: version control, virtualenvs (any folder holding a `pyvenv.cfg`, and the usual names),
-   caches and build output (`SKIP_DIRS`), credential files, and what the user's `workspace.copy_exclude`
-   globs name;
+1. never: version control, virtualenvs (any folder holding a `pyvenv.cfg`), credential files, and what
+   the user's `workspace.copy_exclude` globs name; nor virtualenvs by their usual names, caches and
+   build output (`SKIP_DIRS`) unless a `workspace.copy_include` glob names something inside them;
 2. always: every file the project's `.gitignore` files (and `.git/info/exclude`) do not ignore, as
    git would list it, tracked or not;
 3. ignored files the tests may need (a `_version.py` written at install time, a generated parser,
@@ -77,6 +77,10 @@ class _Walk:
             self.out.stopped = True
             raise _Stop
 
+    def names_inside(self, folder: str) -> bool:
+        """The user's include globs name something inside `folder` (a skipped folder is then entered)."""
+        return any(p.lstrip("/").startswith(folder + "/") or p.strip("/") == folder for p in self.rule.include)
+
     def budget_left(self, size: int) -> bool:
         return (self.out.ignored_copied < IGNORED_FILES
                 and self.out.ignored_bytes + size <= self.rule.ignored_total_mb * 1024 * 1024)
@@ -107,8 +111,10 @@ def listing(root: Path, rule: CopyRule = CopyRule(), stop_files: int | None = No
     return walk.out
 
 
-def _folder(fd: int, rel: str, specs: list[tuple[str, GitIgnoreSpec | None]], ignored: bool, walk: _Walk) -> None:
-    """List one folder (`fd`, at `rel`) and descend; `ignored`: the folder itself is ignored."""
+def _folder(fd: int, rel: str, specs: list[tuple[str, GitIgnoreSpec | None]], ignored: bool, walk: _Walk,
+            only_included: bool = False) -> None:
+    """List one folder (`fd`, at `rel`) and descend; `ignored`: the folder itself is ignored;
+    `only_included`: a folder the copy skips, entered for the user's include globs alone."""
     specs = specs + [(rel, _spec(_read_capped(fd, ".gitignore")))]
     try:
         entries = sorted(os.listdir(fd))
@@ -125,16 +131,20 @@ def _folder(fd: int, rel: str, specs: list[tuple[str, GitIgnoreSpec | None]], ig
         except OSError:
             continue
         if stat.S_ISDIR(st.st_mode):
-            if not skipped_folder(name):
+            if name != ".git" and (only_included or skipped_folder(name)):
+                if walk.names_inside(path):
+                    _subfolder(fd, name, path, specs, True, walk, only_included=True)
+            elif not skipped_folder(name):
                 _subfolder(fd, name, path, specs, ignored, walk)
         elif (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)) and name != ".git" and not is_secret(path):
-            _file(path, st.st_size, ignored or _ignored(path, False, specs), walk)
+            if not only_included or walk.include.match_file(path):
+                _file(path, st.st_size, ignored or _ignored(path, False, specs), walk)
 
 
 def _subfolder(fd: int, name: str, path: str, specs: list[tuple[str, GitIgnoreSpec | None]], ignored: bool,
-               walk: _Walk) -> None:
+               walk: _Walk, only_included: bool = False) -> None:
     ignored = ignored or _ignored(path, True, specs)
-    if ignored and not walk.budget_left(0):
+    if ignored and not only_included and not walk.budget_left(0):
         _left_out(walk.out, path + "/")
         return
     try:
@@ -142,7 +152,7 @@ def _subfolder(fd: int, name: str, path: str, specs: list[tuple[str, GitIgnoreSp
     except OSError:
         return
     try:
-        _folder(child, path + "/", specs, ignored, walk)
+        _folder(child, path + "/", specs, ignored, walk, only_included)
     finally:
         os.close(child)
 

@@ -11,6 +11,7 @@ only pays for the coverage tracer.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -18,6 +19,7 @@ from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox
 from .cold import ColdRunner
 from .listing import CopyRule
+from .missing import explain
 from .prepare import Prepared, coverage_policy, prepare
 from .report import parse_coverage
 from .screening import Screening
@@ -140,6 +142,10 @@ class PytestRunner:
         if report is None:
             report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy)
         self.clock.observe(report)
+        if first and not report.problem:
+            # An import that fails only because the copy left a file of the workspace out is no bug to fix.
+            left_out = explain(self.scratch.workspace, self.scratch.listing, report)
+            report = dataclasses.replace(report, problem=left_out) if left_out else report
         return report
 
     def coverage(self, select: Sequence[str] = (), tool: str = "coverage") -> tuple[TestReport, Spectra]:
