@@ -20,8 +20,8 @@ from rich.syntax import Syntax
 from . import __version__
 from .config import Settings, load, project_settings
 from .core.model import Scope, Status
-from .printable import printable
-from .run_display import RunDisplay, show_end, shown
+from .printable import printable, shown
+from .run_display import RunDisplay, show_end
 from .sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from rich.markup import escape
+
 # Cc: C0/C1 controls and DEL (ESC among them); Cf: format characters (bidi, zero-width); Cs: lone surrogates
 # (from undecodable bytes); Zl/Zp: Unicode line and paragraph separators.
 _UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -46,3 +48,8 @@ def printable(text: object, multiline: bool = False) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def shown(value: object, multiline: bool = False) -> str:
+    """A project string for rich's `console.print`: `printable`, then rich markup escaped."""
+    return escape(printable(value, multiline))

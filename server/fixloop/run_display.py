@@ -18,21 +18,15 @@ import time
 from typing import Any, Callable, Mapping
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from .core.model import Event
-from .printable import printable
+from .printable import shown
 from .progress import RunProgress
 
 EVERY_CANDIDATES = 10
 EVERY_SECONDS = 15.0
 TICK = 1.0  # how often the plain mode looks at the clock
-
-
-def shown(value: object, multiline: bool = False) -> str:
-    """A project string ready for `console.print`: nothing a terminal acts on, no rich markup."""
-    return escape(printable(value, multiline))
 
 
 class _LiveLine:
