@@ -56,7 +56,7 @@ def next_steps(s: Situation) -> list[str]:
     o = s.outcome
     if o.status in (Status.FIXED, Status.CANCELLED):
         return []
-    python = shlex.quote(s.python or "python")
+    python = printable(shlex.quote(s.python or "python"))
     if o.status is Status.ERROR and o.baseline is None:
         return _setup(s.setup_error)
     if o.status is Status.FLAKY:
@@ -107,7 +107,7 @@ def _errors(s: Situation, python: str) -> list[str]:
         missing = _NO_MODULE.search(error)
         if missing:
             name = printable(missing.group(1))
-            steps.append(f"the tests cannot import {name!r} with {printable(python)}: point --python at the "
+            steps.append(f"the tests cannot import {name!r} with {python}: point --python at the "
                          f"interpreter that has the project's dependencies, or install them there "
                          f"(`{python} -m pip install -e .`)")
         else:
