@@ -116,9 +116,15 @@ class RunDisplay:
 
     def _tick(self) -> None:
         while not self._stop.wait(TICK):
-            with self._lock:
-                if self.progress.phase not in ("start", "done") and self.clock() - self._said_at >= EVERY_SECONDS:
-                    self._say_progress()
+            self.beat()
+
+    def beat(self) -> None:
+        """The plain mode's clock: the line again once `EVERY_SECONDS` went by without one."""
+        with self._lock:
+            if self.quiet or self.live:
+                return
+            if self.progress.phase not in ("start", "done") and self.clock() - self._said_at >= EVERY_SECONDS:
+                self._say_progress()
 
 
 def show_end(console: Console, summary: Mapping[str, Any]) -> None:
