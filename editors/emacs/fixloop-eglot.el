@@ -9,10 +9,12 @@
 ;;   M-x eglot in a Python buffer, then M-x fixloop-fix
 ;;
 ;; A fix arrives as a workspace edit; Eglot asks "Server wants to edit ... Proceed?" first (keep
-;; `eglot-confirm-server-initiated-edits' at its default, `confirm').
+;; `eglot-confirm-server-initiated-edits' at its default, `confirm').  A run that ends without a fix
+;; says so in the echo area, with its next steps; Eglot shows the run's progress in the mode line.
 
 ;;; Code:
 
+(require 'cl-lib)
 (require 'eglot)
 
 (defvar fixloop-python "python3"
@@ -34,6 +36,13 @@
   (eglot-execute-command (eglot--current-server-or-lose) "fixloop.fix"
                          (vector `(:uri ,(eglot--path-to-uri (buffer-file-name))
                                    :scope ,(or scope "workspace")))))
+
+(cl-defmethod eglot-handle-notification
+  (_server (_method (eql fixloop/runFinished)) &key status message next_steps &allow-other-keys)
+  "Say how a run ended (a fix arrives as an edit); when it did not fix, its next steps (docs/protocol.md)."
+  (unless (equal status "fixed")
+    (message "fixloop %s: %s%s" status (or message "")
+             (mapconcat (lambda (step) (concat "\n  next: " step)) (or next_steps []) ""))))
 
 (defun fixloop-cancel ()
   "Cancel the fixloop run in progress."

@@ -15,12 +15,13 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
 from . import __version__
 from .config import Settings, load, project_settings
-from .core.model import Event, Scope, Status
+from .core.model import Scope, Status
+from .printable import printable, shown
+from .run_display import RunDisplay, show_end
 from .sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -34,7 +35,7 @@ def _settings_for(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings,
     settings, problems = project_settings(workspace)
     settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
     for p in problems + more:
-        err.print(f"[yellow]config:[/] {escape(p)}")  # "[tool.fixloop]" is text, not markup
+        err.print(f"[yellow]config:[/] {shown(p)}")  # "[tool.fixloop]" is text, not markup
     return settings, problems + more
 
 
@@ -69,50 +70,6 @@ def _scope(test: Optional[str], file: Optional[str]) -> Scope:
     return Scope()
 
 
-class _Progress:
-    """One status line on stderr: phase, candidates tried, tests passed/failed."""
-
-    def __init__(self, console: Console, quiet: bool) -> None:
-        self.console, self.quiet = console, quiet
-        self.status = None if quiet else console.status("starting")
-        self.candidates = 0
-        self.passed = self.failed = 0
-
-    def __enter__(self) -> "_Progress":
-        if self.status:
-            self.status.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.status:
-            self.status.__exit__(None, None, None)
-
-    def __call__(self, e: Event) -> None:
-        d = e.data
-        if e.kind in ("baseline", "tested"):
-            self.passed, self.failed = int(d.get("passed", 0)), int(d.get("failed", 0))
-        if e.kind == "candidate":
-            self.candidates = e.candidate or self.candidates
-        if e.kind == "started" and d.get("python"):
-            # Which interpreter runs the tests, before anything runs (also in --json as "python").
-            self.console.print(f"python: {escape(str(d['python']))}")
-        if e.kind == "strategy" and d.get("strategy") and not self.quiet:
-            self.console.print(f"strategy: {escape(str(d['strategy']))} ({escape(str(d.get('strategy_reason', '')))})")
-        if self.quiet or self.status is None:
-            return
-        if e.kind == "baseline":
-            self.console.print(f"baseline: {self.passed} passed, {self.failed} failed ({d.get('seconds')} s)")
-        elif e.kind == "localized" and d.get("suspects"):
-            self.console.print(f"suspects: {', '.join(list(d['suspects'])[:5])}")
-        elif e.kind in ("breaker", "note") and "config" not in d:  # config notes were printed at start
-            self.console.print(f"[yellow]{escape(str(d.get('message')))}[/]")
-        elif e.kind == "tested" and d.get("status") == "plausible":
-            self.console.print(f"candidate {e.candidate} passes the whole suite")
-        self.status.update(
-            f"{e.phase or e.kind}: candidate {self.candidates}, tests {self.passed} passed / {self.failed} failed"
-        )
-
-
 @app.command()
 def fix(
     path: Path = typer.Argument(Path("."), help="The project to fix (its root folder)."),
@@ -136,6 +93,7 @@ def fix(
                                    help="Any setting, e.g. --set workspace.max_files=50000 (repeatable)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
     goal: Optional[str] = typer.Option(None, "--goal", "-g", help="What is wrong, in words: fixloop writes a failing test first."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr: only warnings and the end."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     from .runlog import record_decision
@@ -144,10 +102,10 @@ def fix(
 
     workspace = path.expanduser()
     if not workspace.exists():
-        err.print(f"[red]error:[/] {workspace} does not exist")
+        err.print(f"[red]error:[/] {shown(workspace)} does not exist")
         raise typer.Exit(EXIT_USAGE)
     if not workspace.is_dir():
-        err.print(f"[red]error:[/] {workspace} is not a directory")
+        err.print(f"[red]error:[/] {shown(workspace)} is not a directory")
         raise typer.Exit(EXIT_USAGE)
     workspace = workspace.resolve()
     if yes and dry_run:
@@ -170,7 +128,7 @@ def fix(
     settings, problems = _settings_for(workspace, overrides)
     refused = refusal(workspace, settings.workspace)
     if refused:
-        err.print(f"[red]error:[/] {escape(refused)}")
+        err.print(f"[red]error:[/] {shown(refused)}")
         raise typer.Exit(EXIT_USAGE)
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
@@ -182,8 +140,8 @@ def fix(
     else:
         session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
     try:
-        with _Progress(err, quiet=False) as progress:
-            outcome = session.run(progress)
+        with RunDisplay(err, quiet=quiet) as display:
+            outcome = session.run(display)
     except KeyboardInterrupt:
         session.cancel()
         err.print("cancelled")
@@ -194,15 +152,17 @@ def fix(
         show_goal(summary, err)
     if goal is not None and summary.get("goal_problem") == "usage":
         if not as_json:
-            err.print(f"[red]error:[/] {escape(outcome.message)}")
+            err.print(f"[red]error:[/] {shown(outcome.message, multiline=True)}")
         else:
             sys.stdout.write(json.dumps(summary) + "\n")
         raise typer.Exit(EXIT_USAGE)
 
     if outcome.status is Status.FIXED and outcome.patch is not None:
         if not as_json:
-            err.print(f"[green]{outcome.message}[/]")
-            Console(highlight=False).print(Syntax(summary["diff"], "diff", theme="ansi_dark", background_color="default"))
+            err.print(f"[green]{shown(outcome.message)}[/]")
+            out = Console(highlight=False)
+            diff = printable(summary["diff"], multiline=True) if out.is_terminal else summary["diff"]
+            out.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
         asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
         apply = yes or (asked and typer.confirm("Apply?", default=False))
         if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
@@ -212,19 +172,20 @@ def fix(
             result = session.apply()
             if result.ok:
                 summary["applied"] = True
-                err.print(f"applied to {', '.join(result.written)}")
+                err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
             else:
                 summary["conflicts"] = list(result.conflicts)
-                err.print("[red]not applied:[/] " + "; ".join(result.conflicts))
-                err.print(f"the fix is kept in {session.summary.get('run_dir')}/fix.diff")
+                err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))
+                err.print(f"the fix is kept in {shown(session.summary.get('run_dir'))}/fix.diff")
         elif not as_json:
-            err.print(f"not applied; the diff is in {summary['run_dir']}/fix.diff")
+            err.print(f"not applied; the diff is in {shown(summary['run_dir'])}/fix.diff")
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
-        err.print(f"[{colour}]{outcome.status.value}:[/] {escape(outcome.message)}")
+        err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
+        show_end(err, summary)
     if not as_json:
         err.print(f"{summary['candidates_evaluated']} candidates, {summary['test_runs']} test runs, "
-                  f"{summary['wall_seconds']} s; run log: {summary['run_dir']}")
+                  f"{summary['wall_seconds']} s; run log: {shown(summary['run_dir'])}")
     else:
         sys.stdout.write(json.dumps(summary) + "\n")
 
@@ -311,7 +272,7 @@ def main() -> None:
     except SystemExit:
         raise
     except Exception as e:  # the last line of defence: a clear message and the documented code
-        err.print(f"[red]internal error:[/] {type(e).__name__}: {e}")
+        err.print(f"[red]internal error:[/] {type(e).__name__}: {shown(e)}")
         sys.exit(EXIT_INTERNAL)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
+from .advice import Situation, advise
 from .config import Settings, project_settings
 from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
@@ -21,7 +22,7 @@ from .runner.pytest_runner import PytestRunner
 from .sandbox.api import SandboxUnavailable
 from .strategies.bandit import Choice
 from .strategies.outcomes import record as record_strategy
-from .wiring import make_ports, make_runner, make_task
+from .wiring import llm_api_key, make_ports, make_runner, make_task
 from .workspace_io import ApplyResult, apply_patch
 
 
@@ -51,6 +52,8 @@ class FixSession:
         self.python = ""  # the interpreter that runs the tests, once known
         # Chosen when the run first asks for its proposers (`wiring.make_ports`), after its baseline.
         self.strategy = Choice("memory-first", "default")
+        self.suspects: list[str] = []  # path:line, best first, once localized (for the end message)
+        self.setup_error = ""  # a run that could not start: sandbox | interpreter | internal
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -71,6 +74,8 @@ class FixSession:
                 event = replace(event, data={**event.data, "python": self.python, "limits": self.limits()})
             if event.kind == "finished" and not noted:  # stopped before it started: the settings still count
                 notes(event.time)
+            if event.kind == "localized":
+                self.suspects = [str(x) for x in event.data.get("suspects", ())]
             log.event(event)
             on_event(event)
             if event.kind == "started" and not noted:
@@ -107,6 +112,8 @@ class FixSession:
             # No working sandbox is a setup problem with its own instructions, not an internal error.
             message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
                        else f"internal error: {type(e).__name__}: {e}")
+            self.setup_error = ("sandbox" if isinstance(e, SandboxUnavailable) else
+                                "interpreter" if isinstance(e, InterpreterUnusable) else "internal")
             outcome = Outcome(Status.ERROR, self.run_id, message)
             handle(Event("finished", self.run_id, time.monotonic(), "done", None,
                          {"status": "error", "message": outcome.message}))
@@ -117,11 +124,19 @@ class FixSession:
             outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
-        self.summary = log.finish(outcome, self.strategy.log_fields())
+        self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome))})
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
         return outcome
+
+    def situation(self, outcome: Outcome) -> Situation:
+        """What the end message needs to say what was tried and what to do next."""
+        s = self.settings
+        no_model = ("disabled" if not s.llm.enabled else "offline" if s.offline else
+                    "no key" if not llm_api_key(s) else "")
+        return Situation(outcome, s, self.task.scope, tuple(self.suspects),
+                         self.runner.python if self.runner is not None else "", no_model, self.setup_error)
 
     def ports(self, runner: PytestRunner, on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
         """The loop's adapters for this run, as the settings choose them (`wiring`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,8 +42,11 @@ async def test_fix_reports_progress_and_offers_hunks(profile: str, tmp_path: Pat
         assert isinstance(reports[0], t.WorkDoneProgressBegin) and reports[0].title == "fixloop"
         assert reports[0].cancellable is True
         messages = [r.message for r in reports if isinstance(r, t.WorkDoneProgressReport)]
-        assert any(m.startswith("baseline: candidate 0, tests 9 passed / 2 failed") for m in messages), messages
-        assert any(m.startswith("run: candidate 1, tests ") and m.endswith(", 0 tokens") for m in messages), messages
+        assert reports[0].message == "starting"
+        # The candidate n/N and where it changes the code (at a bounded rate: a report may show the search or the
+        # confirmation run that follows).
+        assert any(re.match(r"(search|confirm): candidate 1/400, inventory/pricing\.py:\d+ script", m)
+                   for m in messages), messages
         assert isinstance(reports[-1], t.WorkDoneProgressEnd) and reports[-1].message.startswith("fixed")
 
         await s.until(lambda: s.editor.edits, what="workspace/applyEdit")

@@ -117,16 +117,56 @@ def test_memory_pattern_hits_become_diagnostics() -> None:
     assert d["code"] == "FL-M001" and d["source"] == "fixloop-memory" and d["data"] == {"memory_id": "fix-1", "line": 2}
 
 
-def test_progress_messages_put_the_phase_first() -> None:
-    from fixloop.core.model import Event
-    from fixloop.lsp.progress import ProgressState
+class _Timers:
+    """asyncio's call_later on a hand-driven clock."""
 
-    state = ProgressState()
-    state.update(Event("baseline", "r", 0.0, "baseline", None, {"passed": 9, "failed": 2}))
-    assert state.message() == "baseline: candidate 0, tests 9 passed / 2 failed, 0 tokens"
-    state.update(Event("candidate", "r", 0.0, "propose", 4, {"iteration": 2, "tokens": 1530}))
-    state.update(Event("tested", "r", 0.0, "run", 4, {"passed": 10, "failed": 1, "iteration": 2, "tokens": 1530}))
-    assert state.message() == "run: iteration 2, candidate 4, tests 10 passed / 1 failed, 1530 tokens"
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.due: list[list] = []
+
+    def later(self, delay: float, callback):  # type: ignore[no-untyped-def]
+        entry = [self.now + delay, callback, False]
+        self.due.append(entry)
+
+        class Handle:
+            def cancel(self) -> None:
+                entry[2] = True
+        return Handle()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for entry in sorted(self.due, key=lambda e: e[0]):
+            if entry[0] <= self.now and not entry[2] and entry in self.due:
+                self.due.remove(entry)
+                entry[1]()
+
+
+def test_progress_reports_carry_the_candidate_and_suspect_at_a_bounded_rate() -> None:
+    from fixloop.core.model import Event
+    from fixloop.lsp.progress import ProgressReporter, end_message
+
+    timers, sent = _Timers(), []
+    reporter = ProgressReporter(sent.append, timers.later, clock=lambda: timers.now, interval=0.5, heartbeat=5.0)
+    reporter.update(Event("started", "r", 0.0, "start", None, {"limits": {"wall_seconds": 600, "max_candidates": 400}}))
+    assert sent == ["baseline: running the tests as they are (0 s)"]
+    for n in range(1, 31):  # 30 candidates in 0.3 s: one report now, the newest state when the interval ends
+        timers.advance(0.01)
+        reporter.update(Event("candidate", "r", timers.now, "propose", n,
+                              {"where": f"calc/ops.py:{n}", "operator": "swap_comparison", "limit": 400}))
+    assert len(sent) == 1
+    timers.advance(0.5)
+    assert len(sent) == 2 and sent[-1].startswith("search: candidate 30/400, calc/ops.py:30 swap_comparison, ")
+    timers.advance(5.0)  # nothing happened for a while: the time left still counts down
+    assert len(sent) == 3 and sent[-1].startswith("search: candidate 30/400") and sent[-1] != sent[-2]
+    reporter.close()
+    timers.advance(60.0)
+    reporter.update(Event("finished", "r", timers.now, "done", None, {}))
+    assert len(sent) == 3  # nothing after the end
+    summary = {"status": "limits", "message": "candidate limit of 400 reached",
+               "next_steps": ["raise the candidate limit (400 now): `--max-candidates 800`", "other"]}
+    assert end_message(summary) == ("limits: candidate limit of 400 reached; next: raise the candidate limit "
+                                    "(400 now): `--max-candidates 800`")
+    assert end_message({"status": "gave_up", "message": "t\x1b[2J"}) == "gave_up: t\\x1b[2J"
 
 
 def test_the_editors_api_key_reaches_only_the_run_settings() -> None:

@@ -66,6 +66,15 @@
            (status (call-process "python3" nil "*pytest*" nil "-m" "pytest" "-q" "-p" "no:cacheprovider")))
       (test-check "the tests pass after the fix (pytest)" (eq status 0)
                   (with-current-buffer "*pytest*" (buffer-string))))
+    ;; A run that does not end fixed is said in the echo area (fixloop/runFinished).
+    (let ((said nil))
+      (advice-add 'message :before (lambda (fmt &rest args) (when fmt (push (apply #'format fmt args) said)))
+                  '((name . test-said)))
+      (fixloop-fix)
+      (test-check "a run that ends without a fix says how it ended"
+                  (test-wait 120 (lambda () (cl-some (lambda (m) (string-match-p "^fixloop nothing_to_fix: " m)) said)))
+                  said)
+      (advice-remove 'message 'test-said))
     (ignore-errors (eglot-shutdown server))))
 (princ (format "emacs %s, eglot %s\n" emacs-version
                (file-name-nondirectory (directory-file-name (file-name-directory (locate-library "eglot"))))))

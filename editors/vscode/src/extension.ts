@@ -9,7 +9,7 @@ import { API_KEY_SECRET, ServerController } from "./server";
 import { affectsServer } from "./settings";
 import { StatusItem } from "./status";
 import { registerTemplateCommands } from "./templates";
-import { resultText, RunSummary } from "./summary";
+import { endText, RunSummary } from "./summary";
 
 let controller: ServerController | undefined;
 
@@ -18,8 +18,7 @@ function announce(summary: RunSummary): void {
   if (summary.status === "fixed") {
     return;
   }
-  const detail = summary.message && summary.message !== summary.status ? `: ${summary.message}` : "";
-  const text = `${resultText(summary)}${detail}`;
+  const text = endText(summary);
   const show = summary.status === "nothing_to_fix" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, "Show Last Run").then((choice) => {
     if (choice) {

@@ -24,6 +24,16 @@ export interface RunSummary {
   cost_usd?: number;
   wall_seconds?: number;
   hunks?: Hunk[];
+  tried?: Tried; // a fix run: where it looked and what it tried (docs/protocol.md "Run summary")
+  next_steps?: string[]; // a run that did not end fixed: what to do next, most useful first
+}
+
+export interface Tried {
+  candidates?: number;
+  suspects?: string[];
+  proposers?: { [name: string]: number };
+  operators?: { [name: string]: number };
+  stopped_by?: string;
 }
 
 const STATUS_WORDS: { [status: string]: string } = {
@@ -49,6 +59,34 @@ export function runningText(message: string | undefined): string {
   return first.length > 48 ? `${first.slice(0, 47)}…` : first;
 }
 
+/** The notification for a run that did not end fixed: what happened and the first next step. */
+export function endText(summary: RunSummary): string {
+  const detail = summary.message && summary.message !== summary.status ? `: ${summary.message}` : "";
+  const next = summary.next_steps?.[0];
+  return `${resultText(summary)}${detail}${next ? `. Next: ${next}` : ""}`;
+}
+
+function counts(byName: { [name: string]: number } | undefined): string {
+  return Object.entries(byName ?? {}).map(([name, n]) => `${name} ${n}`).join(", ");
+}
+
+/** What a run tried and the next steps, as comment lines of the "Show last run" document. */
+function triedLines(summary: RunSummary): string[] {
+  const tried = summary.tried;
+  const lines: string[] = [];
+  if (tried?.candidates) {
+    lines.push(`# tried: ${tried.candidates} candidates (${counts(tried.proposers)})`);
+    lines.push(`#   operators: ${counts(tried.operators)}`);
+  }
+  if (tried?.suspects?.length) {
+    lines.push(`#   top suspects: ${tried.suspects.join(", ")}`);
+  }
+  if (summary.next_steps?.length) {
+    lines.push("# next steps:", ...summary.next_steps.map((step) => `#   - ${step}`));
+  }
+  return lines;
+}
+
 export function resultText(summary: RunSummary): string {
   const seconds = summary.wall_seconds === undefined ? "" : ` in ${summary.wall_seconds.toFixed(1)} s`;
   return `fixloop ${statusWord(summary.status)}${seconds}`;
@@ -64,6 +102,7 @@ export function summaryDocument(summary: RunSummary): string {
     ...(summary.test_file ? [`# reproduction test: ${summary.test_file}`] : []),
     `# ${summary.candidates_evaluated ?? 0} candidates, ${summary.test_runs ?? 0} test runs, ` +
       `${summary.tokens ?? 0} tokens, $${(summary.cost_usd ?? 0).toFixed(4)}, ${(summary.wall_seconds ?? 0).toFixed(1)} s`,
+    ...(summary.status === "fixed" ? [] : triedLines(summary)),
   ];
   for (const hunk of summary.hunks ?? []) {
     const where = hunk.new_file ? "new file" : `lines ${hunk.start_line + 1}-${hunk.end_line}`;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { checkHandshake } from "../src/handshake";
 import { redact } from "../src/redact";
-import { resultText, runningText, summaryDocument } from "../src/summary";
+import { endText, resultText, runningText, summaryDocument } from "../src/summary";
 import { testAt } from "../src/testAt";
 
 test("handshake accepts protocol 1 only", () => {
@@ -19,7 +19,8 @@ test("redact removes every occurrence of a secret and ignores short ones", () =>
 });
 
 test("status texts", () => {
-  assert.equal(runningText("run: candidate 4, tests 9 passed / 2 failed, 0 tokens"), "run: candidate 4");
+  assert.equal(runningText("search: candidate 4/400, calc/ops.py:12 swap_comparison (> -> >=), ~2m10s left"),
+    "search: candidate 4/400");
   assert.equal(runningText(undefined), "starting");
   assert.equal(resultText({ run_id: "r", status: "gave_up", wall_seconds: 3.25 }), "fixloop gave up in 3.3 s");
   const doc = summaryDocument({
@@ -29,6 +30,24 @@ test("status texts", () => {
   assert.match(doc, /^# fixloop run r1: fixed/);
   assert.match(doc, /# hunk x.py#0 \(lines 3-4\): pending/);
   assert.match(doc, /\+\+\+ b\/x.py/);
+  assert.doesNotMatch(doc, /next steps/);
+});
+
+test("a run that did not end fixed says what it tried and what to do next", () => {
+  const summary = {
+    run_id: "r2", status: "limits", message: "candidate limit of 400 reached", wall_seconds: 300,
+    tried: { candidates: 400, suspects: ["calc/ops.py:12", "calc/ops.py:3"], proposers: { mutation: 400 },
+      operators: { swap_comparison: 250, integer_nudge: 150 }, stopped_by: "max_candidates" },
+    next_steps: ["raise the candidate limit (400 now): `--max-candidates 800`", "set ANTHROPIC_API_KEY"],
+  };
+  assert.equal(endText(summary), "fixloop hit its limits in 300.0 s: candidate limit of 400 reached. "
+    + "Next: raise the candidate limit (400 now): `--max-candidates 800`");
+  assert.equal(endText({ run_id: "r3", status: "cancelled", message: "cancelled" }), "fixloop cancelled");
+  const doc = summaryDocument(summary);
+  assert.match(doc, /^# tried: 400 candidates \(mutation 400\)$/m);
+  assert.match(doc, /^# {3}operators: swap_comparison 250, integer_nudge 150$/m);
+  assert.match(doc, /^# {3}top suspects: calc\/ops.py:12, calc\/ops.py:3$/m);
+  assert.match(doc, /^# next steps:\n# {3}- raise the candidate limit \(400 now\): `--max-candidates 800`\n# {3}- set ANTHROPIC_API_KEY$/m);
 });
 
 const SOURCE = [

@@ -13,7 +13,7 @@ from typing import Callable, Generator, Iterator
 from .model import Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
 from .flaky import flaky_among
 from .guard import rejection
-from .patch import patch_size, unified_diff
+from .patch import changed_at, patch_size, unified_diff
 from .ports import CallLogging, Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
@@ -30,6 +30,7 @@ class _End:
     patch: Patch | None = None
     flaky: tuple[str, ...] = ()
     keep_baseline: bool = True
+    limit: str = ""  # the setting whose limit ended the run (Outcome.stopped_by)
 
 
 _CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
@@ -194,7 +195,7 @@ class _Run:
         index = self.candidates
         yield self.event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
                          summary=patch.summary, diff=unified_diff(patch), iteration=self.iterations,
-                         tokens=_usage(ports).tokens)
+                         tokens=_usage(ports).tokens, where=changed_at(patch), limit=self.task.limits.max_candidates)
         rejected = rejection(patch, index, ports.is_test_file)
         if rejected is not None:
             ctx.attempts.append(rejected)
@@ -208,7 +209,7 @@ class _Run:
                 attempt = Attempt(index, patch, "unsafe", verdict=verdict, note=verdict.reason)
                 ctx.attempts.append(attempt)
                 return attempt
-        attempt = self.test(patch, index)
+        attempt = yield from self.test(patch, index)
         assert attempt.report is not None
         yield self.event("tested", "run", index, status=attempt.status, iteration=self.iterations,
                          tokens=_usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
@@ -230,7 +231,7 @@ class _Run:
         if self.ports.memory is not None:
             self.ports.memory.record_attempt(self.run_id, attempt, ctx)
 
-    def test(self, patch: Patch, index: int) -> Attempt:
+    def test(self, patch: Patch, index: int) -> Generator[Event, None, Attempt]:
         """The failing tests first (stop at the first failure), then the whole selection."""
         ports, task, targets = self.ports, self.task, self.targets
         t0 = ports.now()
@@ -239,6 +240,7 @@ class _Run:
         status = "failed"
         screen = report
         if _targets_pass(report, targets):
+            yield self.event("confirming", "confirm", index)  # the whole selection may take long: say so
             full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
             self.test_runs += 1
             # Targets must really pass (not xfail), passing tests keep passing (missing counts as
@@ -264,7 +266,7 @@ class _Run:
         message = (f"the same failure came back {repeats} times in a row "
                    f"({attempt.reflection.signature[:160]}); stopping instead of repeating it")
         yield self.event("breaker", "reflect", attempt.index, message=message)
-        return _End(Status.GAVE_UP, message)
+        return _End(Status.GAVE_UP, message, limit="breaker_repeats")
 
     def notes(self, proposer: Proposer) -> Iterator[Event]:
         """A proposer's messages, shown once each (e.g. "no API key"), and its model calls since the last time."""
@@ -302,7 +304,7 @@ class _Run:
             attempts=tuple(ctx.attempts) if ctx else (), baseline=self.baseline if end.keep_baseline else None,
             iterations=self.iterations, candidates_evaluated=self.candidates, test_runs=self.test_runs,
             plausible=len(self.plausible), usage=_usage(self.ports), durations=dict(self.durations), flaky=end.flaky,
-        )
+            stopped_by=end.limit)
         if self.ports.memory is not None:
             self.ports.memory.record_outcome(outcome, ctx)
         data: dict[str, object] = {"status": outcome.status.value, "message": outcome.message}
@@ -341,17 +343,18 @@ def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
     if ports.cancelled():
         return _End(Status.CANCELLED, "cancelled")
     if ports.now() - s.started > limits.wall_seconds:
-        return _End(Status.LIMITS, f"wall-time limit of {limits.wall_seconds:.0f} s reached")
+        return _End(Status.LIMITS, f"wall-time limit of {limits.wall_seconds:.0f} s reached", limit="wall_seconds")
     if s.candidates >= limits.max_candidates:
-        return _End(Status.LIMITS, f"candidate limit of {limits.max_candidates} reached")
+        return _End(Status.LIMITS, f"candidate limit of {limits.max_candidates} reached", limit="max_candidates")
     if s.iterations >= limits.max_iterations:
-        return _End(Status.LIMITS, f"iteration limit of {limits.max_iterations} reached")
+        return _End(Status.LIMITS, f"iteration limit of {limits.max_iterations} reached", limit="max_iterations")
     usage = _usage(ports)
     if usage.tokens > limits.max_tokens:
-        return _End(Status.LIMITS, f"token budget of {limits.max_tokens} exceeded ({usage.tokens} spent)")
+        return _End(Status.LIMITS, f"token budget of {limits.max_tokens} exceeded ({usage.tokens} spent)",
+                    limit="max_tokens")
     if usage.cost_usd > limits.max_cost_usd:
-        return _End(Status.LIMITS,
-                    f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)")
+        return _End(Status.LIMITS, f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)",
+                    limit="max_cost_usd")
     return None
 
 

@@ -265,11 +265,15 @@ class Outcome:
     usage: Usage = Usage()
     durations: Mapping[str, float] = field(default_factory=dict)
     flaky: tuple[str, ...] = ()
+    # The setting whose limit ended the run (max_candidates, wall_seconds, max_iterations, max_tokens,
+    # max_cost_usd, breaker_repeats); "" when no limit did: what the end message tells the user to raise.
+    stopped_by: str = ""
 
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # started baseline retrieved localized candidate checked tested reflected breaker finished note
+    # started baseline retrieved localized candidate checked confirming tested reflected breaker finished note
+    kind: str
     run_id: str
     time: float
     phase: str = ""

@@ -108,3 +108,16 @@ def apply_hunks(before: str, chosen: Sequence[Hunk]) -> str:
 def patch_size(patch: Patch) -> int:
     """Changed lines, used to prefer the smallest among equally good fixes."""
     return sum(len(h.old_lines) + len(h.new_lines) for c in patch.changes for h in hunks(c))
+
+
+def changed_at(patch: Patch) -> str:
+    """Where a patch changes its first file, as `path:line` (1-based): the line its proposer names (`meta`),
+    else the first line that differs. What the user sees as the suspect being tried."""
+    if not patch.changes:
+        return ""
+    change = patch.changes[0]
+    line = patch.meta.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        a, b = change.before.splitlines(), change.after.splitlines()
+        line = next((i for i, (x, y) in enumerate(zip(a, b), 1) if x != y), min(len(a), len(b)) + 1)
+    return f"{change.path}:{line}"

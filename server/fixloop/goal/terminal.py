@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
+from ..printable import shown
 from ..config import Settings
 from .ports import Question
 from .request import Goal
@@ -20,9 +20,9 @@ def prompt(console: Console) -> Any:
     import typer
 
     def ask(question: Question) -> str | None:
-        console.print(f"[bold]{escape(question.text)}[/]")
+        console.print(f"[bold]{shown(question.text)}[/]")
         for i, choice in enumerate(question.choices, 1):
-            console.print(f"  {i}. {escape(choice)}")
+            console.print(f"  {i}. {shown(choice)}")
         default = question.choices.index(question.default) + 1 if question.default in question.choices else 1
         while True:
             raw = typer.prompt("choice", default=str(default), err=True)
@@ -47,10 +47,10 @@ def goal_session(workspace: Path, settings: Settings, text: str, yes: bool, quie
 def show_goal(summary: dict[str, Any], console: Console) -> None:
     spec = summary.get("spec")
     if spec:
-        console.print(f"goal: {escape(str(summary.get('goal')))}")
-        console.print(f"  where: {escape(str(spec.get('where')))}")
-        console.print(f"  expected: {escape(str(spec.get('expected')))}")
-        console.print(f"  actual: {escape(str(spec.get('actual')))}")
-        console.print(f"  reproduction test: {escape(str(summary.get('test_file')))} (from {summary.get('test_origin')})")
+        console.print(f"goal: {shown(str(summary.get('goal')))}")
+        console.print(f"  where: {shown(str(spec.get('where')))}")
+        console.print(f"  expected: {shown(str(spec.get('expected')))}")
+        console.print(f"  actual: {shown(str(spec.get('actual')))}")
+        console.print(f"  reproduction test: {shown(str(summary.get('test_file')))} (from {summary.get('test_origin')})")
     for assumption in summary.get("assumptions") or []:
-        console.print(f"  [yellow]assumed:[/] {escape(str(assumption))}")
+        console.print(f"  [yellow]assumed:[/] {shown(str(assumption))}")

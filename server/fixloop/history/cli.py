@@ -15,9 +15,9 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from ..printable import shown
 from . import files, kpis, record
 from .text import headline, num, pct
 from .store import History, cached_kpis, known_projects, load, store_kpis
@@ -37,7 +37,7 @@ def parse_since(text: str | None) -> float | None:
     try:
         return datetime.datetime.fromisoformat(text.strip()).timestamp()
     except ValueError:
-        err.print(f"[red]error:[/] --since takes a date like 2026-11-01 or 2026-11-01T09:30, got {escape(text)!r}")
+        err.print(f"[red]error:[/] --since takes a date like 2026-11-01 or 2026-11-01T09:30, got {shown(text)!r}")
         raise typer.Exit(EXIT_USAGE)
 
 
@@ -46,7 +46,7 @@ def projects_for(path: Path, all_projects: bool) -> list[Path]:
         return [Path(p) for p in known_projects()] + ([path.resolve()] if path != Path(".") else [])
     workspace = path.expanduser()
     if not workspace.is_dir():
-        err.print(f"[red]error:[/] {escape(str(workspace))} is not a directory")
+        err.print(f"[red]error:[/] {shown(str(workspace))} is not a directory")
         raise typer.Exit(EXIT_USAGE)
     return [workspace.resolve()]
 
@@ -60,9 +60,9 @@ def gather(path: Path, all_projects: bool, since: str | None = None) -> History:
 def tell(history: History) -> None:
     """What was skipped and why, on stderr: a count per reason and the first few details."""
     for why, n in history.skipped.items():
-        err.print(f"[yellow]skipped {n} run folder(s):[/] {escape(why)}")
+        err.print(f"[yellow]skipped {n} run folder(s):[/] {shown(why)}")
     for note in history.notes[:10]:
-        err.print(f"[yellow]note:[/] {escape(note)}")
+        err.print(f"[yellow]note:[/] {shown(note)}")
     if len(history.notes) > 10:
         err.print(f"[yellow]note:[/] {len(history.notes) - 10} more problem(s) not shown")
 
@@ -88,17 +88,17 @@ def history(path: Path = PathArg, all_projects: bool = AllOption, as_json: bool 
         return
     if not rows:
         err.print("no runs yet: `fixloop fix` (or the editor's Fix until tests pass) leaves one in .fixloop/runs"
-                  + ("" if all_projects else f" of {escape(h.projects[0] if h.projects else str(path))}"))
+                  + ("" if all_projects else f" of {shown(h.projects[0] if h.projects else str(path))}"))
         return
     table = Table(title=f"fixloop runs ({len(rows)} of {len(h.records)})", show_lines=False)
     for col in ("date", "project", "target", "status", "fixed by", "cand.", "tests", "calls", "tokens", "$",
                 "s", "decision", "run id"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(when(r["started"]), escape(Path(r["project"]).name), escape(r["target"] or "all"),
-                      escape(r["status"]), escape(f"{r['proposer']}/{r['operator']}" if r["proposer"] else ""),
+        table.add_row(when(r["started"]), shown(Path(r["project"]).name), shown(r["target"] or "all"),
+                      shown(r["status"]), shown(f"{r['proposer']}/{r['operator']}" if r["proposer"] else ""),
                       str(r["candidates"]), str(r["test_runs"]), str(r["llm_calls"]), str(r["tokens"]),
-                      f"{r['cost_usd']:.4f}", f"{r['seconds']:.1f}", escape(r["decision"] or ""), escape(r["run_id"]))
+                      f"{r['cost_usd']:.4f}", f"{r['seconds']:.1f}", shown(r["decision"] or ""), shown(r["run_id"]))
     Console(highlight=False).print(table)
 
 
@@ -134,7 +134,7 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
     """One run: its summary, its diff and the timeline of its phases."""
     found = find_run(run_id, path)
     if found is None:
-        err.print(f"[red]error:[/] no run {escape(run_id)!r} in {escape(str(path.resolve()))} or any project "
+        err.print(f"[red]error:[/] no run {shown(run_id)!r} in {shown(str(path.resolve()))} or any project "
                   "fixloop ran in (`fixloop history --all-projects` lists them)")
         raise typer.Exit(1)
     project, rec, diff = found
@@ -143,29 +143,29 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
         sys.stdout.write(json.dumps({**rec, "diff": diff_text}) + "\n")
         return
     out = Console(highlight=False, soft_wrap=True)
-    out.print(f"[bold]run {escape(run_id)}[/] in {escape(str(project))}, {when(rec['started'])}")
-    out.print(f"status: {escape(rec['status'])}: {escape(rec['message'])}")
+    out.print(f"[bold]run {shown(run_id)}[/] in {shown(str(project))}, {when(rec['started'])}")
+    out.print(f"status: {shown(rec['status'])}: {shown(rec['message'])}")
     if rec["proposer"]:
-        out.print(f"fixed by: {escape(rec['proposer'])}/{escape(rec['operator'])}"
+        out.print(f"fixed by: {shown(rec['proposer'])}/{shown(rec['operator'])}"
                   + (" (replayed from memory)" if rec.get("replayed") else ""))
-    out.print(f"target: {escape(rec['target'] or 'all tests')}; error class: {escape(rec['error_class'])}")
+    out.print(f"target: {shown(rec['target'] or 'all tests')}; error class: {shown(rec['error_class'])}")
     out.print(f"{rec['candidates']} candidates, {rec['iterations']} iterations, {rec['test_runs']} test runs, "
               f"{rec['llm_calls']} model calls, {rec['tokens']} tokens, ${rec['cost_usd']:.4f}, {rec['seconds']:.1f} s, "
               f"CPU {rec.get('cpu_seconds', 0.0):.1f} s, peak {rec.get('peak_mb', 0.0):.0f} MB")
     if rec.get("unsafe_rules"):
-        out.print("refused by the safety check: " + escape(", ".join(f"{k} x{v}" for k, v in rec["unsafe_rules"].items())))
+        out.print("refused by the safety check: " + shown(", ".join(f"{k} x{v}" for k, v in rec["unsafe_rules"].items())))
     if rec["decision"]:
-        out.print(f"your decision: {escape(rec['decision'])} ({rec['accepted_hunks']} hunk(s) accepted, "
+        out.print(f"your decision: {shown(rec['decision'])} ({rec['accepted_hunks']} hunk(s) accepted, "
                   f"{rec['rejected_hunks']} rejected)")
     if rec["phases"]:
         out.print("[bold]timeline[/]")
         for offset, kind, text in rec["phases"]:
-            out.print(f"  {offset:8.2f} s  {escape(kind):<10} {escape(text)}")
+            out.print(f"  {offset:8.2f} s  {shown(kind):<10} {shown(text)}")
     for problem in rec["problems"]:
-        err.print(f"[yellow]note:[/] {escape(problem)}")
+        err.print(f"[yellow]note:[/] {shown(problem)}")
     if diff_text:
         out.print("[bold]diff[/]")
-        out.print(escape(diff_text), markup=True)
+        out.print(shown(diff_text, multiline=True), markup=True)
 
 
 StrategiesOption = typer.Option(False, "--strategies", help="Compare the run strategies (runs, fix rate, candidates, "
@@ -202,7 +202,7 @@ def render_stats(k: dict[str, Any]) -> Table:
     for name, value in headline(k):
         table.add_row(name, value)
     s, rv, m = k["safety"], k["review"], k["memory"]
-    table.add_row("refused by the safety check", escape(", ".join(f"{c} x{n}" for c, n in s["refusals_by_rule"].items())
+    table.add_row("refused by the safety check", shown(", ".join(f"{c} x{n}" for c, n in s["refusals_by_rule"].items())
                                                      or "none") + f"; {s['guard_refusals']} by the integrity guard")
     table.add_row("your review", f"{rv['accepted_hunks']} hunks accepted, {rv['rejected_hunks']} rejected")
     table.add_row("memory", f"{m['replayed_fixes']} fixes replayed (median {num(m['median_seconds_replayed'])} s vs "
@@ -212,7 +212,7 @@ def render_stats(k: dict[str, Any]) -> Table:
     table.add_row("model calls", f"{k['model']['calls']} (mean latency {num(k['model']['mean_latency_seconds'], '.2f')} s)")
     for cls, row in list(k["error_classes"].items())[:8]:
         fixers = ", ".join(f"{f} x{n}" for f, n in sorted(row["fixers"].items(), key=lambda kv: -kv[1])[:3])
-        table.add_row(f"  {escape(cls)}", f"{row['fixed']}/{row['runs']} fixed" + (f" by {escape(fixers)}" if fixers else ""))
+        table.add_row(f"  {shown(cls)}", f"{row['fixed']}/{row['runs']} fixed" + (f" by {shown(fixers)}" if fixers else ""))
     table.add_row("runs with unreadable parts", str(k["runs_with_problems"]))
     return table
 
@@ -230,7 +230,7 @@ def render_strategies(rows: dict[str, dict[str, Any]]) -> Table:
 
     for name, r in rows.items():
         rate = span(r["fix_rate"], r["fix_rate_interval"], ".0f", 100.0)
-        table.add_row(escape(name), f"{r['runs']} ({r['attempted']} tried)",
+        table.add_row(shown(name), f"{r['runs']} ({r['attempted']} tried)",
                       f"{rate}%" if r["fix_rate"] is not None else "-",
                       span(r["candidates_per_fix"], r["candidates_per_fix_interval"], ".1f"),
                       span(r["seconds_per_fix"], r["seconds_per_fix_interval"], ".1f"),
@@ -283,7 +283,7 @@ def report(path: Path = PathArg, all_projects: bool = AllOption, since: Optional
     k["skipped"] = h.skipped
     target, note = write_report(out, h, k)
     if note:
-        err.print(f"[yellow]note:[/] {escape(note)}")
+        err.print(f"[yellow]note:[/] {shown(note)}")
     sys.stdout.write(f"{target}\n")
 
 

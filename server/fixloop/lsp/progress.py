@@ -1,42 +1,84 @@
-"""Loop events -> `$/progress` messages: phase first, then iteration, candidates, tests, tokens."""
+"""Loop events -> `$/progress` report messages, at a bounded rate.
+
+The message is the run's one-line status (`fixloop.progress.RunProgress`): phase, candidate n/N, the suspect
+being tried (path:line and operator) and the time left, e.g. `search: candidate 37/400, calc/ops.py:12
+swap_comparison (...), ~2m10s left at 0.4 s a candidate`. A run may yield many events a second; the client
+gets at most one report per `interval`, the newest state at the end of it, and one every `heartbeat` while
+nothing happens (a long baseline still shows its time going by).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from typing import Any, Callable, Mapping
 
 from ..core.model import Event
+from ..printable import printable
+from ..progress import RunProgress
 
-PHASES = {"start": "start", "baseline": "baseline", "retrieve": "memory", "localize": "localize",
-          "propose": "propose", "check": "check", "run": "run", "reflect": "reflect", "done": "done"}
+BEGIN_MESSAGE = "starting"
+INTERVAL = 0.5
+HEARTBEAT = 5.0
+
+Later = Callable[[float, Callable[[], None]], Any]  # asyncio's loop.call_later: (delay, callback) -> a handle
 
 
-@dataclass
-class ProgressState:
-    phase: str = "start"
-    iteration: int = 0
-    candidates: int = 0
-    passed: int = 0
-    failed: int = 0
-    tokens: int = 0
+class ProgressReporter:
+    """`send(message)` reports; `later(delay, callback)` schedules on the event loop (its handle has `cancel()`).
+    Called on the event loop only."""
+
+    def __init__(self, send: Callable[[str], None], later: Later, clock: Callable[[], float] = time.monotonic,
+                 interval: float = INTERVAL, heartbeat: float = HEARTBEAT) -> None:
+        self.send, self.later, self.clock = send, later, clock
+        self.interval, self.heartbeat = interval, heartbeat
+        self.state = RunProgress()
+        self.sent_at = float("-inf")
+        self.closed = False
+        self._pending: Any = None  # the trailing report of the current interval
+        self._beat: Any = None
 
     def update(self, event: Event) -> None:
-        data = event.data
-        self.phase = PHASES.get(event.phase, event.phase or event.kind)
-        if event.kind in ("baseline", "tested"):
-            self.passed = _int(data.get("passed"), self.passed)
-            self.failed = _int(data.get("failed"), self.failed)
-        if event.kind == "candidate" and event.candidate is not None:
-            self.candidates = max(self.candidates, event.candidate)
-        if "iteration" in data:
-            self.iteration = _int(data.get("iteration"), self.iteration)
-        if "tokens" in data:
-            self.tokens = _int(data.get("tokens"), self.tokens)
+        self.state.update(event)
+        if self.closed:
+            return
+        wait = self.sent_at + self.interval - self.clock()
+        if wait <= 0:
+            self._send()
+        elif self._pending is None:
+            self._pending = self.later(wait, self._trailing)
 
     def message(self) -> str:
-        iteration = f"iteration {self.iteration}, " if self.iteration else ""
-        return (f"{self.phase}: {iteration}candidate {self.candidates}, "
-                f"tests {self.passed} passed / {self.failed} failed, {self.tokens} tokens")
+        return self.state.line(self.clock())
+
+    def close(self) -> None:
+        self.closed = True
+        for handle in (self._pending, self._beat):
+            if handle is not None:
+                handle.cancel()
+        self._pending = self._beat = None
+
+    def _trailing(self) -> None:
+        self._pending = None
+        if not self.closed:
+            self._send()
+
+    def _send(self) -> None:
+        self.sent_at = self.clock()
+        self.send(self.message())
+        if self._beat is not None:
+            self._beat.cancel()
+        self._beat = self.later(self.heartbeat, self._beating)
+
+    def _beating(self) -> None:
+        self._beat = None
+        if not self.closed and self.state.phase != "done":
+            self._send()
 
 
-def _int(value: object, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+def end_message(summary: Mapping[str, Any]) -> str:
+    """`<status>: <message>`, and the first next step when the run did not end fixed."""
+    text = f"{summary.get('status')}: {summary.get('message', '')}"
+    steps = summary.get("next_steps") or []
+    if steps:
+        text += f"; next: {steps[0]}"
+    return printable(text)

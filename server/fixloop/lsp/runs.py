@@ -18,7 +18,7 @@ from ..runlog import new_run_id
 from .editor import Editor
 from .overlays import open_python_texts
 from .paths import BadInput
-from .progress import ProgressState
+from .progress import BEGIN_MESSAGE, ProgressReporter, end_message
 from .settings import ServerConfig
 
 if TYPE_CHECKING:
@@ -170,17 +170,19 @@ class RunManager:
         loop = asyncio.get_running_loop()
         token = f"fixloop-{request.run_id}"
         progress = await self._begin_progress(token)
-        state = ProgressState()
+
+        def send(message: str) -> None:
+            if progress:
+                self.progress().report(token, t.WorkDoneProgressReport(message=message, cancellable=True))
+
+        reporter = ProgressReporter(send, loop.call_later)  # closed when the run ends, however it ends
 
         def report(event: Event) -> None:
             if event.kind == "started" and event.data.get("python"):
                 self.editor.log(f"fixloop run {request.run_id}: tests run with {event.data['python']}")
             elif event.kind == "note" and event.data.get("config"):
                 self.editor.log(f"fixloop settings: {event.data['config']}")
-            state.update(event)
-            if progress:
-                self.progress().report(token, t.WorkDoneProgressReport(message=state.message(),
-                                                                                  cancellable=True))
+            reporter.update(event)
 
         def on_event(event: Event) -> None:  # called on the worker thread
             try:
@@ -211,12 +213,13 @@ class RunManager:
                 await asyncio.shield(active.done)
             except asyncio.CancelledError:
                 session.cancel()
+                reporter.close()
                 raise
             summary = dict(session.summary) or {"status": "error", "message": "the run ended without a summary"}
             summary["run_id"] = request.run_id
+        reporter.close()
         if progress:
-            self.progress().end(token, t.WorkDoneProgressEnd(
-                message=f"{summary.get('status')}: {summary.get('message', '')}"))
+            self.progress().end(token, t.WorkDoneProgressEnd(message=end_message(summary)))
             self.progress().tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
         await self.finished(request.run_id, summary, outcome)
@@ -278,7 +281,7 @@ class RunManager:
             run_id = token.removeprefix("fixloop-")
             future.add_done_callback(lambda f: self.cancel(run_id) if f.cancelled() else None)
         progress.begin(token, t.WorkDoneProgressBegin(
-            title="fixloop", message="start: candidate 0, tests 0 passed / 0 failed, 0 tokens", cancellable=True))
+            title="fixloop", message=BEGIN_MESSAGE, cancellable=True))
         return True
 
     def _overlays(self) -> dict[str, str]:

@@ -10,9 +10,9 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
+from ..printable import shown
 from ..core.patch import unified_diff
 
 EXIT_WRITTEN, EXIT_NOT_WRITTEN, EXIT_USAGE = 0, 1, 2
@@ -37,7 +37,7 @@ def tests(
 
     workspace = root.expanduser()
     if not workspace.is_dir():
-        err.print(f"[red]error:[/] {escape(str(workspace))} is not a directory")
+        err.print(f"[red]error:[/] {shown(str(workspace))} is not a directory")
         raise typer.Exit(EXIT_USAGE)
     workspace = workspace.resolve()
     overrides: dict[str, Any] = {
@@ -47,29 +47,29 @@ def tests(
     settings, problems = project_settings(workspace)  # the project's table may only tighten limits
     settings, more = load({k: v for k, v in overrides.items() if v is not None}, settings, "--")
     for p in problems + more:
-        err.print(f"[yellow]config:[/] {escape(p)}")
+        err.print(f"[yellow]config:[/] {shown(p)}")
     summary: dict[str, Any] = {"status": "error", "written": False}
     try:
-        made = generate(workspace, spec, settings, note=lambda text: err.print(f"[dim]{escape(text)}[/]"))
+        made = generate(workspace, spec, settings, note=lambda text: err.print(f"[dim]{shown(text)}[/]"))
     except (TestgenError, InterpreterUnusable, SandboxUnavailable) as e:
         summary["message"] = str(e)
-        _finish(summary, as_json, f"[red]error:[/] {escape(str(e))}")
+        _finish(summary, as_json, f"[red]error:[/] {shown(str(e))}")
         raise typer.Exit(EXIT_USAGE if isinstance(e, TestgenError) else EXIT_NOT_WRITTEN)
     summary.update(made.summary(), status="generated", diff=unified_diff(made.patch()))
     if not as_json:
         Console(highlight=False).print(Syntax(summary["diff"], "diff", theme="ansi_dark", background_color="default"))
     for t in made.tests:
         line = f"{t['name']}: {t['status']}" + (f" - {t['reason']}" if t.get("reason") else "")
-        err.print(f"[yellow]suspected bug:[/] {escape(line)}" if t["status"] == "suspected_bug" else escape(line))
+        err.print(f"[yellow]suspected bug:[/] {shown(line)}" if t["status"] == "suspected_bug" else shown(line))
     for n in made.notes:
-        err.print(f"[dim]note: {escape(n)}[/]")
+        err.print(f"[dim]note: {shown(n)}[/]")
     asked = not yes and not as_json and sys.stdin.isatty()
     if yes or (asked and typer.confirm(f"Write {made.path}?", default=False)):
         try:
             create(workspace, made.path, made.text)
         except TestgenError as e:
             summary["message"] = str(e)
-            _finish(summary, as_json, f"[red]error:[/] {escape(str(e))}")
+            _finish(summary, as_json, f"[red]error:[/] {shown(str(e))}")
             raise typer.Exit(EXIT_NOT_WRITTEN)
         summary["written"] = True
         err.print(f"wrote {made.path}")

@@ -169,6 +169,12 @@ function M.on_run_finished(_, result, ctx)
   if result.status == 'fixed' then
     msg = msg .. (' (%d hunk%s to review: :FixloopReview)'):format(pending, pending == 1 and '' or 's')
   end
+  -- A run that did not end fixed: what to do next (the server escapes what came from the project).
+  for _, step in ipairs(type(result.next_steps) == 'table' and result.next_steps or {}) do
+    if type(step) == 'string' then
+      msg = msg .. '\nnext: ' .. step
+    end
+  end
   local ok = result.status == 'fixed' or result.status == 'nothing_to_fix'
   state.notify(msg, ok and vim.log.levels.INFO or vim.log.levels.WARN)
   if result.status == 'fixed' and pending > 0 and config.get().open_review_on_fix then

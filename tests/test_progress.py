@@ -1,0 +1,75 @@
+"""The one-line status of a run (shared by the terminal and the editor), and `printable`, which every
+project string goes through before it is shown."""
+
+from __future__ import annotations
+
+from fixloop.core.model import Event
+from fixloop.printable import printable
+from fixloop.progress import RunProgress, duration
+
+
+def _event(kind: str, time: float, candidate: int | None = None, **data: object) -> Event:
+    return Event(kind, "r", time, "", candidate, data)
+
+
+def _searching(limit: int) -> RunProgress:
+    p = RunProgress()
+    p.update(_event("started", 0.0, limits={"wall_seconds": 600.0, "max_candidates": limit}))
+    p.update(_event("baseline", 10.0, passed=9, failed=2))
+    p.update(_event("localized", 12.0, suspects=["pkg/m.py:12"]))
+    for n, t in ((1, 20.0), (2, 22.0), (3, 24.0)):
+        p.update(_event("candidate", t, n, where="pkg/m.py:12", operator="swap_comparison", limit=limit,
+                        summary="pkg/m.py:12: `>` -> `>=`"))
+    return p
+
+
+def test_each_phase_has_its_line() -> None:
+    p = RunProgress()
+    assert p.line(0.0).startswith("starting")
+    p.update(_event("started", 0.0))
+    assert p.line(5.0) == "baseline: running the tests as they are (5 s)"
+    p.update(_event("baseline", 10.0, passed=9, failed=2))
+    assert p.line(11.0) == "localize: 2 failing, 9 passing; ranking suspect lines (1 s)"
+    p.update(_event("localized", 12.0))
+    assert p.line(75.0) == "search: preparing candidates (1m03s)"
+
+
+def test_search_shows_candidate_n_of_n_the_suspect_and_the_time_left() -> None:
+    # 2 s a candidate: 37 more take 74 s, well inside the wall budget.
+    assert _searching(40).line(24.0) == (
+        "search: candidate 3/40, pkg/m.py:12 swap_comparison (`>` -> `>=`), ~1m14s left at 2.0 s a candidate")
+    # 397 more would take longer than the wall budget left: that is the bound.
+    assert _searching(400).line(24.0) == (
+        "search: candidate 3/400, pkg/m.py:12 swap_comparison (`>` -> `>=`), "
+        "9m36s left before the wall-time limit, 2.0 s a candidate")
+
+
+def test_confirm_says_the_whole_suite_runs() -> None:
+    p = _searching(40)
+    p.update(_event("confirming", 25.0, 3))
+    assert p.line(25.0).startswith("confirm: candidate 3/40, pkg/m.py:12 swap_comparison (`>` -> `>=`): passes the "
+                                   "failing tests, running the whole suite, ~1m14s left")
+    p.update(_event("tested", 30.0, 3, status="failed"))
+    assert p.line(30.0).startswith("search: candidate 3/40")
+
+
+def test_project_strings_in_the_line_are_escaped() -> None:
+    p = RunProgress()
+    p.update(_event("candidate", 1.0, 1, where="a\x1b[2J.py:3", operator="op\u202e", summary="x\x07\ny", limit=9))
+    line = p.line(1.0)
+    assert "\x1b" not in line and "\u202e" not in line and "\x07" not in line and "\n" not in line
+    assert "a\\x1b[2J.py:3 op\\u202e (x\\x07\\ny)" in line
+
+
+def test_printable_escapes_what_a_terminal_or_editor_acts_on() -> None:
+    assert printable("tests/test_ü.py::test[a-b] 1 → 2") == "tests/test_ü.py::test[a-b] 1 → 2"
+    assert printable("\x1b]0;title\x07\x00\x7f\x9b") == "\\x1b]0;title\\x07\\x00\\x7f\\x9b"
+    assert printable("abc\u202edef\u2066\u200b\u2028") == "abc\\u202edef\\u2066\\u200b\\u2028"
+    assert printable("line\r\nnext\tcol\x1b", multiline=True) == "line\nnext\tcol\\x1b"
+    assert printable("a\nb\tc\rd") == "a\\nb\\tc\\rd"
+    assert printable("caf\udce9") == "caf\\udce9"
+    assert printable(printable("\x1b")) == printable("\x1b")
+
+
+def test_durations_read_at_a_glance() -> None:
+    assert [duration(s) for s in (0.4, 45, 130, 3725)] == ["0 s", "45 s", "2m10s", "1h02m"]
