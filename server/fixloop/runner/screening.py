@@ -11,6 +11,7 @@ from ..core.model import Patch, TestReport
 from ..sandbox.api import Policy, Sandbox
 from .cold import candidate_files
 from .scratch import Scratch
+from .test_clock import Screen
 from .warm import WarmPool, WarmServer
 
 MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
@@ -20,15 +21,16 @@ class Screening:
     """The warm pool of one run. `problem` says why there is none (then the caller runs cold)."""
 
     def __init__(self, scratch: Scratch, sandbox: Sandbox, python: str, policy: Policy, workers: int,
-                 lifetime: float, timeout: Callable[[], tuple[float, float]], pytest_args: Sequence[str] = (),
-                 memory_mb: int = 2048) -> None:
+                 lifetime: float, limits: Callable[[Sequence[str]], Screen], run_cap: Callable[[], float],
+                 pytest_args: Sequence[str] = (), memory_mb: int = 2048) -> None:
         self.scratch = scratch
         self.sandbox = sandbox
         self.python = python
         self.policy = policy
         self.workers = workers
         self.lifetime = lifetime
-        self.timeout = timeout  # the per-test limit, asked when a candidate starts (it is learned meanwhile)
+        self.limits = limits  # the per-test limits, asked when a candidate starts (they are learned meanwhile)
+        self.run_cap = run_cap  # what a run may take when its tests have no limits
         self.pytest_args = tuple(pytest_args)
         self.memory_mb = memory_mb
         self.pool: WarmPool | None = None
@@ -76,16 +78,18 @@ class Screening:
         if pool is None:
             return None
         wall, cpu = limits
-        report = pool.run({}, [*self.pytest_args, *select], wall + 3.0, wall, self.memory_mb, cpu)
+        report = pool.run({}, [*self.pytest_args, *select], self.run_cap(), wall, self.memory_mb, cpu)
         return None if report.problem else report
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
         files = candidate_files(self.scratch, patch)
         if isinstance(files, TestReport):
             return files
-        wall, cpu = self.timeout()
-        # The child's own limit adds pytest's start-up in the child to the per-test limit.
-        return pool.run(files, [*self.pytest_args, "-x", *select], wall + 3.0, wall, self.memory_mb, cpu)
+        screen = self.limits(select)
+        wall, cpu = screen.default
+        # The child's own limit: its tests' limits added up, with pytest's start-up in the child.
+        return pool.run(files, [*self.pytest_args, "-x", *select], screen.budget or self.run_cap(), wall,
+                        self.memory_mb, cpu, screen.per_test)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():
