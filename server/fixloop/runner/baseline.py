@@ -18,8 +18,8 @@ ASK_MORE = 1.5  # a suggested limit is this much above the estimate, so that one
 
 
 def nice(seconds: float) -> int:
-    """A limit as a person would write it: whole tens up to two minutes, whole minutes above."""
-    step = 10 if seconds <= 120 else 60
+    """A limit as a person would write it, rounded up: to 5 s up to a minute, 10 s up to five, then minutes."""
+    step = 5 if seconds <= 60 else 10 if seconds <= 300 else 60
     return int(max(step, math.ceil(seconds / step) * step))
 
 
@@ -42,7 +42,8 @@ def cut_problem(setting: str, cap: float, elapsed: float, collected: int, finish
     else:  # the run's own wall time was the cap: it must hold the baseline and the search after it
         value = nice(wall_seconds + need)
         fix = f"--wall-seconds {value} (or wall_seconds = {value} in your own settings)"
-    return f"{head} The suite needs about {nice(need / ASK_MORE)} s here: set {fix}, or run fewer tests with --test or --file."
+    return (f"{head} The whole suite would take about {need / ASK_MORE:.0f} s here: set {fix}, or run fewer tests "
+            "with --test or --file.")
 
 
 def rejudged(baseline: TestReport, again: TestReport, ceiling: float) -> tuple[TestReport, list[str]]:

@@ -85,9 +85,11 @@ class TestClock:
         if self.ceiling <= 0:
             return Screen((0.0, 0.0), {}, 0.0)
         known = set(self.own) | self.hung
-        named = [n for n in known if _selected(n, select)]
-        per_test = {n: self.limit(n) for n in named}
-        unknown = len([s for s in select if s not in known]) if select else 1
+        chosen = {s.rstrip("/") for s in select}
+        per_test = {n: self.limit(n) for n in known if not chosen or _selected(n, chosen)}
+        # A selection entry that names no known test (a new one) gets the limit of a test without a time.
+        unknown = len([s for s in chosen if s not in known and not any(_selected(n, {s}) for n in known)]
+                      ) if chosen else 1
         default = self.learned()
         return Screen((default, default), per_test, sum(per_test.values()) + unknown * default + STARTUP)
 
@@ -115,8 +117,14 @@ def _spent(result: TestResult) -> float:
     return max(result.duration, result.seconds)
 
 
-def _selected(nodeid: str, select: Sequence[str]) -> bool:
-    """Whether a selection (node ids, files or folders) takes this test; an empty one takes all."""
-    if not select:
+def _selected(nodeid: str, chosen: set[str]) -> bool:
+    """Whether a selection (node ids, classes, files or folders) takes this test."""
+    parts = nodeid.split("[", 1)[0].split("::")
+    if nodeid in chosen or any("::".join(parts[:i]) in chosen for i in range(1, len(parts) + 1)):
         return True
-    return any(nodeid == s or nodeid.startswith((s + "::", s + "/", s + "[")) for s in (x.rstrip("/") for x in select))
+    path = parts[0]
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        if path in chosen:
+            return True
+    return False
