@@ -87,9 +87,10 @@ class Screening:
             return files
         screen = self.limits(select)
         wall, cpu = screen.default
-        # The child's own limit: its tests' limits added up, with pytest's start-up in the child.
-        return pool.run(files, [*self.pytest_args, "-x", *select], screen.budget or self.run_cap(), wall,
-                        self.memory_mb, cpu, screen.per_test)
+        # The child's own limit: its tests' limits added up, with pytest's start-up in the child (a backstop:
+        # each test's own limit stops a hang first), never more than any run may take.
+        budget = min(screen.budget, self.run_cap()) if screen.budget else self.run_cap()
+        return pool.run(files, [*self.pytest_args, "-x", *select], budget, wall, self.memory_mb, cpu, screen.per_test)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():
