@@ -1,7 +1,7 @@
 """Which tests judge a candidate, in which order (pure: the runner is a port).
 
 The failing tests first, stopping at the first failure: most candidates end there. On a long suite (its
-baseline took `select_covering_after` seconds or more) the passing tests that run the code the candidate
+tests took `select_covering_after` seconds or more in the baseline) the passing tests that run the code the candidate
 changes come next, stopping at the first failure too, so a candidate that breaks them costs a few tests,
 not the suite. Whatever passes that is confirmed by the whole selection. Each run is recorded for the run
 log: which selection, how many tests were asked for and ran.
@@ -27,11 +27,13 @@ class Plan:
 
 
 def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> str:
-    """The note that says a long suite screens candidates on the covering tests, or "" when it does not."""
+    """The note that says a long suite screens candidates on the covering tests, or "" when it does not. The
+    suite's length is what its tests took in the baseline: time spent stopping hung tests says nothing of it."""
     after = limits.select_covering_after
-    if not isinstance(runner, Covering) or not targets or baseline.duration < after:
+    took = sum(max(r.duration, r.seconds) for r in baseline.results if not r.hung)
+    if not isinstance(runner, Covering) or not targets or took < after:
         return ""
-    return (f"the baseline took {baseline.duration:.0f} s (select_covering_after = {after:g} s): a candidate is "
+    return (f"the tests took {took:.0f} s in the baseline (select_covering_after = {after:g} s): a candidate is "
             "screened on the failing tests, then on the passing tests that run the code it changes; the whole "
             "selection confirms a fix")
 
