@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.baseline import cut_problem, nice
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
@@ -90,10 +89,23 @@ def test_a_candidate_that_hangs_a_fast_test_costs_about_a_second_beside_a_slow_t
         runner.close()
 
 
-def test_the_value_to_set_comes_from_how_far_the_cut_baseline_got() -> None:
-    said = cut_problem("baseline_timeout", 60, 60.0, collected=400, finished=100, wall_seconds=600)
-    assert "after 100 of 400 tests" in said and "about 240 s" in said
-    assert "--baseline-timeout 360 " in said  # 1.5 times the estimate, in whole minutes past five
-    said = cut_problem("wall_seconds", 600, 600.0, collected=0, finished=10, wall_seconds=600)
-    assert "wall_seconds = 600 s" in said and "--wall-seconds 3300 " in said  # never said how many: three times
-    assert [nice(s) for s in (0.2, 7, 61, 299, 301)] == [5, 10, 70, 300, 360]
+
+@pytest.mark.e2e
+def test_a_loop_and_a_slow_test_in_one_baseline_cost_one_wait_and_the_slow_one_passes(make_project) -> None:
+    """After the loop hangs, the plugin gives the next tests a short CPU limit: the slow test stopped that way
+    elsewhere than the loop gets a run of its own; a second loop stopped in the same function does not."""
+    lib = "def spin(n):\n    while n >= 0:\n        n = n * 1\n    return n\n"
+    tests = ("from heavy import crunch\nfrom lib import spin\n\ndef test_loop():\n    assert spin(1) == 0\n\n"
+             "def test_slow():\n    assert crunch(2.0) > 0\n\ndef test_loop_again():\n    assert spin(2) == 0\n")
+    root = make_project({"heavy.py": CRUNCH, "lib.py": lib, "tests/test_mixed.py": tests})
+    runner = _runner(root, Limits(per_test_timeout=12, hang_probe_seconds=1.0))
+    try:
+        report = runner.run(None)
+        by_id = {r.nodeid: r for r in report.results}
+        assert by_id["tests/test_mixed.py::test_slow"].outcome == "passed", by_id
+        assert by_id["tests/test_mixed.py::test_loop"].hung and by_id["tests/test_mixed.py::test_loop_again"].hung
+        assert runner.cold.runs == 3  # the baseline, the loops judged with one wait, the slow test alone
+        again = by_id["tests/test_mixed.py::test_loop_again"].message
+        assert "of CPU" in again and "12 s" not in again  # the short limit after the first loop: no second wait
+    finally:
+        runner.close()

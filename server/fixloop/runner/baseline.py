@@ -3,16 +3,17 @@ value to set, from how far it got), and a second look at every test that hit a l
 
 The baseline runs before anything is known of the suite, under the coverage tracer (two to three times
 slower), so a test that hits the hang probe or the per-test limit there may just be slow. The runner runs
-such tests again alone and untraced with the user's per-test limit (`TestClock.rejudging`); `rejudged`
-puts those verdicts in the baseline and says what became of each test.
+such tests again, untraced, with the user's per-test limit (`TestClock.rejudging`) until `settle` has a
+verdict for each; `rejudged` puts those verdicts in the baseline and says what became of each test.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Mapping, Sequence
 
-from ..core.model import TestReport
+from ..core.model import TestReport, TestResult
 
 ASK_MORE = 1.5  # a suggested limit is this much above the estimate, so that one try is enough
 
@@ -46,14 +47,50 @@ def cut_problem(setting: str, cap: float, elapsed: float, collected: int, finish
             "with --test or --file.")
 
 
-def rejudged(baseline: TestReport, again: TestReport, ceiling: float) -> tuple[TestReport, list[str]]:
+Place = tuple[str, str]  # the innermost project frame (path, function) where a test was stopped
+
+
+def stopped_at(result: TestResult) -> Place | None:
+    frames = [f for f in result.frames if f.in_project]
+    return (frames[-1].path, frames[-1].function) if frames else None
+
+
+def settle(again: TestReport, asked: Sequence[str], stuck: set[Place]) -> tuple[dict[str, TestResult], list[str]]:
+    """(the verdicts a run of tests judged again settles, the tests it leaves to judge again).
+
+    Within one run the report plugin gives every test after the first hang a much shorter CPU limit (so a bug
+    that hangs many tests costs one wait): only a hang on the first one or at the wall limit used the whole
+    per-test limit. A test cut short that way counts as hung too when it was stopped in a function where a
+    test that surely hangs was stuck (the same loop); any other is judged again in a run of its own."""
+    verdicts: dict[str, TestResult] = {}
+    pending: list[str] = []
+    tightened = False
+    for result in again.results:
+        if result.nodeid not in asked or result.nodeid in verdicts or result.nodeid in pending:
+            continue
+        place = stopped_at(result)
+        sure = not tightened or "of CPU" not in result.message or (place is not None and place in stuck)
+        if not result.hung or sure:
+            verdicts[result.nodeid] = result
+        else:
+            pending.append(result.nodeid)
+        if result.hung and sure and place is not None:
+            stuck.add(place)
+        tightened = tightened or result.hung
+    ran = {r.nodeid for r in again.results}
+    return verdicts, pending + [n for n in asked if n not in ran]  # a run that ended early never got to some
+
+
+def rejudged(baseline: TestReport, verdicts: Mapping[str, TestResult], runs: Sequence[TestReport],
+             ceiling: float) -> tuple[TestReport, list[str]]:
     """The baseline with the verdicts of the tests judged again, and what to tell the user about them."""
     hung = [r.nodeid for r in baseline.results if r.hung]
-    seen = {r.nodeid: r for r in again.results if r.nodeid in hung}
-    results = tuple(seen.get(r.nodeid, r) if r.nodeid in hung else r for r in baseline.results)
-    merged = dataclasses.replace(baseline, results=results, duration=baseline.duration + again.duration,
-                                 cpu_seconds=baseline.cpu_seconds + again.cpu_seconds,
-                                 peak_mb=max(baseline.peak_mb, again.peak_mb))
+    seen = {n: r for n, r in verdicts.items() if n in hung}
+    results = tuple(seen.get(r.nodeid, r) for r in baseline.results)
+    merged = dataclasses.replace(baseline, results=results,
+                                 duration=baseline.duration + sum(r.duration for r in runs),
+                                 cpu_seconds=baseline.cpu_seconds + sum(r.cpu_seconds for r in runs),
+                                 peak_mb=max([baseline.peak_mb, *(r.peak_mb for r in runs)]))
     notes: list[str] = []
     slow = [r for r in seen.values() if not r.hung]
     if slow:
@@ -63,7 +100,8 @@ def rejudged(baseline: TestReport, again: TestReport, ceiling: float) -> tuple[T
                      + (" ..." if len(slow) > 5 else ""))
     stuck = [n for n in hung if n not in seen or seen[n].hung]
     if stuck:
-        notes.append(f"{len(stuck)} test(s) did not finish within per_test_timeout = {ceiling:g} s even alone, "
-                     f"so they count as hung: {', '.join(stuck[:5])}" + (" ..." if len(stuck) > 5 else "")
+        notes.append(f"{len(stuck)} test(s) did not finish within per_test_timeout = {ceiling:g} s even alone "
+                     f"(or were stuck where such a test was), so they count as hung: {', '.join(stuck[:5])}"
+                     + (" ..." if len(stuck) > 5 else "")
                      + f". If they are slow rather than stuck, raise the limit: --per-test-timeout {nice(ceiling * 4)}")
     return merged, notes

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..core.model import Limits, Patch, TestReport
+from ..core.model import Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox
-from .baseline import cut_problem, rejudged
+from .baseline import Place, cut_problem, rejudged, settle
 from .cold import ColdRunner
 from .covering import covering
 from .prepare import Prepared, coverage_policy, prepare
@@ -182,11 +182,7 @@ class PytestRunner:
                                    cap=max(1.0, cap - (time.monotonic() - started)))
         assert report is not None
         if not self.cold.cut and self.clock.ceiling > 0 and not report.problem and any(r.hung for r in report.results):
-            again = self.cold.run(None, [r.nodeid for r in report.results if r.hung], False, self.clock.rejudging(),
-                                  self.policy, cap=max(1.0, cap - (time.monotonic() - started)))
-            if not self.cold.cut:
-                report, notes = rejudged(report, again, self.clock.ceiling)
-                self.notes.extend(notes)
+            report = self._rejudge(report, lambda: max(1.0, cap - (time.monotonic() - started)))
         if self.cold.cut:
             collected, finished = self.cold.progress
             problem = cut_problem(setting, cap, time.monotonic() - started, collected, finished,
@@ -197,6 +193,26 @@ class PytestRunner:
             self._spectra[tuple(select)] = (report, spectra)
             self._covered = spectra
         self._baseline_seconds = report.duration
+        return report
+
+    def _rejudge(self, baseline: TestReport, left: Callable[[], float]) -> TestReport:
+        """The baseline's hung tests run again, untraced, with the user's per-test limit until each has a
+        verdict (`settle`); a run cut at the baseline's cap leaves `cold.cut` set for the caller."""
+        pending = [r.nodeid for r in baseline.results if r.hung]
+        verdicts: dict[str, TestResult] = {}
+        runs: list[TestReport] = []
+        stuck: set[Place] = set()
+        while pending:
+            again = self.cold.run(None, pending, False, self.clock.rejudging(), self.policy, cap=left())
+            if self.cold.cut:
+                return baseline
+            runs.append(again)
+            settled, pending = settle(again, pending, stuck)
+            if not settled:
+                break  # a run that judged nothing (it could not start, say): the rest keep the baseline's verdict
+            verdicts.update(settled)
+        report, notes = rejudged(baseline, verdicts, runs, self.clock.ceiling)
+        self.notes.extend(notes)
         return report
 
     def _baseline_cap(self) -> tuple[float, str]:
