@@ -76,8 +76,8 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
             elif kind == "end":
                 ended = True
                 end_status = obj.get("exitstatus")
-            elif kind == "finish":
-                seconds[str(obj["nodeid"])] = max(0.0, float(obj["seconds"]))
+            elif kind == "finish" and 0 <= float(obj["seconds"]) < 1e6:  # never NaN or infinite
+                seconds[str(obj["nodeid"])] = float(obj["seconds"])
             elif kind == "junit":
                 junit = {k: int(obj[k]) for k in ("tests", "failures", "errors", "skipped")}
             elif kind == "result" and obj["outcome"] in OUTCOMES:
