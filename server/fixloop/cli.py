@@ -81,7 +81,10 @@ def fix(
     max_iterations: Optional[int] = typer.Option(None, help="Model rounds at most."),
     max_candidates: Optional[int] = typer.Option(None, help="Candidates evaluated at most."),
     wall_seconds: Optional[float] = typer.Option(None, help="Wall-time limit of the run."),
-    test_timeout: Optional[float] = typer.Option(None, help="Seconds one pytest run may take."),
+    baseline_timeout: Optional[float] = typer.Option(
+        None, help="Seconds the first run of the tests may take (default: no cap but --wall-seconds)."),
+    test_timeout: Optional[float] = typer.Option(
+        None, help="Seconds each later pytest run may take (default: 3x the first run, plus a minute)."),
     per_test_timeout: Optional[float] = typer.Option(None, help="Seconds one test may take."),
     python: Optional[str] = typer.Option(None, help="The project's Python interpreter."),
     sandbox: Optional[str] = typer.Option(None, help=" | ".join(backend_choices())),
@@ -117,7 +120,7 @@ def fix(
     overrides: dict[str, Any] = {
         **_parse_set(set_),
         "max_iterations": max_iterations, "max_candidates": max_candidates, "wall_seconds": wall_seconds,
-        "test_timeout": test_timeout, "per_test_timeout": per_test_timeout,
+        "test_timeout": test_timeout, "per_test_timeout": per_test_timeout, "baseline_timeout": baseline_timeout,
         "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python, "offline": offline or None, "allow_test_edits": allow_test_edits or None,
     }
     if sandbox is not None:

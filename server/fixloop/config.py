@@ -98,9 +98,13 @@ class Settings:
     max_candidates: int = Limits.max_candidates
     wall_seconds: float = Limits.wall_seconds
     breaker_repeats: int = Limits.breaker_repeats
+    baseline_timeout: float = Limits.baseline_timeout
     test_timeout: float = Limits.test_timeout
     per_test_timeout: float = Limits.per_test_timeout
     hang_probe_seconds: float = Limits.hang_probe_seconds
+    screening_factor: float = Limits.screening_factor
+    screening_floor: float = Limits.screening_floor
+    select_covering_after: float = Limits.select_covering_after
     max_tokens: int = Limits.max_tokens
     max_cost_usd: float = Limits.max_cost_usd
     allow_test_edits: bool = False
@@ -121,6 +125,8 @@ class Settings:
             breaker_repeats=self.breaker_repeats, test_timeout=self.test_timeout,
             per_test_timeout=self.per_test_timeout, max_tokens=self.max_tokens, max_cost_usd=self.max_cost_usd,
             plausible_lookahead=self.plausible_lookahead, hang_probe_seconds=self.hang_probe_seconds,
+            baseline_timeout=self.baseline_timeout, screening_factor=self.screening_factor,
+            screening_floor=self.screening_floor, select_covering_after=self.select_covering_after,
         )
 
 
@@ -242,6 +248,8 @@ def from_pyproject(workspace: Path, base: Settings = Settings()) -> tuple[Settin
 # and everything below marked USER, is for the user's own settings: the editor, CLI flags, the
 # environment and the user's config file.
 AT_MOST = "at_most"  # a number no larger than the value it would override
+LIMIT = "limit"  # as AT_MOST, where 0 means no limit: never 0 over a limit, any positive number over none
+FIXED_CAP = "fixed_cap"  # as AT_MOST, where 0 means derived from the project's own timings: only lower a cap you set
 ONLY_TRUE = "only_true"  # may switch on (offline, a warning), never off
 ONLY_FALSE = "only_false"  # may switch off (the model, the memory, test edits), never on
 INSIDE = "inside_project"  # a path inside the project, links not followed out of it
@@ -252,8 +260,11 @@ _WHERE_USER = "set it in your own settings instead (the editor's settings, a CLI
 PROJECT_RULES: dict[str, tuple[str, str]] = {
     "python": (INSIDE, "an interpreter outside the project is yours to choose (--python or the editor setting)"),
     "max_iterations": (AT_MOST, ""), "max_candidates": (AT_MOST, ""), "wall_seconds": (AT_MOST, ""),
-    "breaker_repeats": (AT_MOST, ""), "test_timeout": (AT_MOST, ""), "per_test_timeout": (AT_MOST, ""),
-    "hang_probe_seconds": (AT_MOST, ""),
+    "breaker_repeats": (AT_MOST, ""), "baseline_timeout": (LIMIT, ""), "per_test_timeout": (LIMIT, ""),
+    "test_timeout": (FIXED_CAP, "each run's cap is derived from the suite's own timings (test_timeout = 0), "
+                                "which a fixed number from the project could raise"),
+    "hang_probe_seconds": (AT_MOST, ""), "screening_factor": (AT_MOST, ""), "screening_floor": (AT_MOST, ""),
+    "select_covering_after": (AT_MOST, ""),
     "max_tokens": (AT_MOST, ""), "max_cost_usd": (AT_MOST, ""), "warm_workers": (AT_MOST, ""),
     "plausible_lookahead": (AT_MOST, ""),
     "strategy": (USER, "the order decides what a run costs"),
@@ -309,7 +320,16 @@ def _refusal(rule: str, why: str, key: str, value: Any, current: Any, workspace:
     if rule == INSIDE:
         return "" if isinstance(value, str) and (value == "" or _inside(workspace, value)) else (
             f"{key} = {value!r}: refused, it is outside the project; {why}")
-    if rule == AT_MOST:
+    if rule in (LIMIT, FIXED_CAP) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if rule == FIXED_CAP and current == 0 and value != 0:
+            return f"{key} = {value!r}: refused ({why}); to set a fixed cap, {_WHERE_USER}"
+        if value == 0 and current != 0:
+            meaning = "no limit" if rule == LIMIT else "a cap derived from the suite's own timings"
+            return (f"{key} = 0: refused, 0 means {meaning} and a project may only lower it (it stays {current!r}); "
+                    f"to set 0, {_WHERE_USER}")
+        if current == 0:
+            return ""
+    if rule in (AT_MOST, LIMIT, FIXED_CAP):
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > current:
             return (f"{key} = {value!r}: refused, a project may only lower it (it stays {current!r}); "
                     f"to raise it, {_WHERE_USER}")

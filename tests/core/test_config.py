@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import (AT_MOST, FREE, INSIDE, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, USER, Settings,
-                            from_pyproject, load, project_settings, setting_keys)
+from fixloop.config import (AT_MOST, FIXED_CAP, FREE, INSIDE, LIMIT, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, USER,
+                            Settings, from_pyproject, load, project_settings, setting_keys)
 
 
 def test_defaults_and_overrides() -> None:
@@ -67,13 +67,15 @@ def _toml(dotted: str, value: str) -> str:
 def test_every_setting_has_a_project_rule() -> None:
     """A new setting must say whether a project may set it: no key is free by omission."""
     assert set(setting_keys()) == set(PROJECT_RULES)
-    assert {rule for rule, _ in PROJECT_RULES.values()} <= {AT_MOST, ONLY_TRUE, ONLY_FALSE, INSIDE, USER, FREE}
+    assert {rule for rule, _ in PROJECT_RULES.values()} <= {AT_MOST, LIMIT, FIXED_CAP, ONLY_TRUE, ONLY_FALSE, INSIDE,
+                                                            USER, FREE}
 
 
-@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == AT_MOST))
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == AT_MOST or (
+    rule == LIMIT and _get(Settings(), k) != 0)))
 def test_a_project_may_lower_a_limit_but_not_raise_it(tmp_path: Path, key: str) -> None:
     default = _get(Settings(), key)
-    assert isinstance(default, (int, float)) and default >= 2, key
+    assert isinstance(default, (int, float)) and default > 0 and (isinstance(default, float) or default >= 2), key
     lower = type(default)(max(2, default // 2) if isinstance(default, int) else default / 2)
     settings, problems = _project(tmp_path, _toml(key, repr(lower)))
     assert _get(settings, key) == lower and problems == [], problems
@@ -105,6 +107,34 @@ def test_a_project_may_not_set_the_users_keys(tmp_path: Path, key: str) -> None:
     settings, problems = _project(tmp_path, _toml(key, value))
     assert _get(settings, key) == default
     assert len(problems) == 1 and f"{key}: ignored from a project file" in problems[0], problems
+
+
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == LIMIT))
+def test_zero_is_no_limit_so_a_project_may_not_set_it_over_one_but_may_set_one_over_none(tmp_path: Path,
+                                                                                      key: str) -> None:
+    limited = Settings(**{key: 50.0})
+    settings, problems = from_pyproject(_write(tmp_path, _toml(key, "0")), limited)
+    assert _get(settings, key) == 50.0 and len(problems) == 1 and f"{key} = 0: refused" in problems[0]
+    assert "0 means no limit" in problems[0]
+    unlimited = Settings(**{key: 0.0})
+    settings, problems = from_pyproject(_write(tmp_path, _toml(key, "900")), unlimited)
+    assert _get(settings, key) == 900 and problems == []
+
+
+def test_a_project_may_lower_a_run_cap_the_user_set_but_never_replace_the_derived_one(tmp_path: Path) -> None:
+    assert PROJECT_RULES["test_timeout"][0] == FIXED_CAP and Settings().test_timeout == 0
+    settings, problems = from_pyproject(_write(tmp_path, _toml("test_timeout", "30")))
+    assert settings.test_timeout == 0 and len(problems) == 1 and "test_timeout = 30: refused" in problems[0]
+    assert "derived from the suite's own timings" in problems[0]
+    settings, problems = from_pyproject(_write(tmp_path, _toml("test_timeout", "30")), Settings(test_timeout=100.0))
+    assert settings.test_timeout == 30 and problems == []
+    settings, problems = from_pyproject(_write(tmp_path, _toml("test_timeout", "0")), Settings(test_timeout=100.0))
+    assert settings.test_timeout == 100.0 and "test_timeout = 0: refused" in problems[0]
+
+
+def _write(root: Path, toml: str) -> Path:
+    (root / "pyproject.toml").write_text(toml)
+    return root
 
 
 def test_prices_backend_and_budget_are_refused_each_by_name(tmp_path: Path) -> None:

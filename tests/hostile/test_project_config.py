@@ -51,7 +51,7 @@ def test_a_project_cannot_loosen_the_users_limits(host: Host, backend: str) -> N
     # The slow test met the user's two-second limit, not the project's ten minutes.
     assert "tests/test_slow.py::test_slow" in done.summary["failing_before"], done.stderr
     limits = done.summary["limits"]
-    assert limits["per_test_timeout"] == 2.0 and limits["test_timeout"] == 120.0 and limits["wall_seconds"] == 600.0
+    assert limits["per_test_timeout"] == 2.0 and limits["test_timeout"] == 0.0 and limits["wall_seconds"] == 600.0
     assert limits["warm_workers"] == 2 and limits["max_cost_usd"] == 2.0 and limits["backend"] == backend
     assert limits["input_price_per_mtok"] == 3.0 and limits["output_price_per_mtok"] == 15.0
     events = [json.loads(line) for line in (Path(done.summary["run_dir"]) / "events.jsonl").read_text().splitlines()]

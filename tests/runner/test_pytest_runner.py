@@ -81,18 +81,20 @@ def test_a_test_that_ignores_the_soft_limit_is_killed(make_project) -> None:
         runner.close()
 
 
-def test_a_loop_that_never_ends_is_stopped_by_its_cpu_limit(make_project) -> None:
-    """The loop's lines are in its traceback and its coverage, and the baseline's spectrum is reused."""
+def test_a_loop_that_never_ends_is_stopped_by_its_cpu_limit_and_judged_hung_again_alone(make_project) -> None:
+    """The probe stops it in the baseline; judged again alone, it hits the per-test limit too, so it is hung.
+    The loop's lines are in its traceback and its coverage, and the baseline's spectrum is reused."""
     lib = "def count(n):\n    i = 0\n    while i < n:\n        i = i * 2\n    return i\n"
     tests = "from lib import count\n\ndef test_count():\n    assert count(3) == 3\n\ndef test_zero():\n    assert count(0) == 0\n"
     root = make_project({"lib.py": lib, "tests/test_lib.py": tests})
-    runner = _runner(root, Limits(per_test_timeout=60, test_timeout=120))
-    runner.clock.probe = 1.0
+    runner = _runner(root, Limits(per_test_timeout=3, hang_probe_seconds=0.3))
     try:
         report = runner.run(None)
         by_id = {r.nodeid: r for r in report.results}
         hung = by_id["tests/test_lib.py::test_count"]
-        assert hung.hung and "CPU" in hung.message  # its CPU limit stopped it, long before the 60 s wall limit
+        assert hung.hung and "did not finish in 3 s" in hung.message  # the second look: the per-test limit
+        assert report.duration < 30  # the probe (0.9 s of CPU under coverage), then 3 s: never a long wait
+        assert any("even alone" in note and "tests/test_lib.py::test_count" in note for note in runner.notes)
         assert ("lib.py", 4) in {(f.path, f.line) for f in hung.frames} or ("lib.py", 3) in {(f.path, f.line) for f in hung.frames}
         assert by_id["tests/test_lib.py::test_zero"].outcome == "passed"
         assert runner.clock.hung == {"tests/test_lib.py::test_count"}
@@ -104,10 +106,13 @@ def test_a_loop_that_never_ends_is_stopped_by_its_cpu_limit(make_project) -> Non
 
 
 def test_whole_run_timeout_kills_the_process_group(make_project) -> None:
-    root = make_project({"tests/test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(60)\n"})
+    """A run after the baseline is capped by `test_timeout` (the baseline has no cap of its own)."""
+    root = make_project({"tests/test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(60)\n",
+                         "tests/test_ok.py": "def test_ok():\n    pass\n"})
     runner = _runner(root, Limits(per_test_timeout=0, test_timeout=2))
     try:
-        report = runner.run(None)
+        assert runner.run(None, ["tests/test_ok.py"]).ok  # the baseline
+        report = runner.run(None, ["tests/test_hang.py"])
         assert report.timed_out and report.duration < 10
     finally:
         runner.close()

@@ -126,3 +126,65 @@ def test_a_traced_run_gives_the_tracer_room_but_never_past_the_ceiling() -> None
     assert clock.limits(screening=False, traced=True) == (30.0, 6.0)
     assert clock.limits(screening=True, traced=True) == (1.0, 3.0)
     assert TestClock(ceiling=4.0, probe=2.0).limits(screening=False, traced=True) == (4.0, 4.0)
+
+
+# ---- each test's own limit ---------------------------------------------------------------------------------
+
+BIG = TestResult("t.py::test_big", "passed", 26.0, seconds=26.2)
+QUICK = TestResult("t.py::test_quick", "passed", 0.01, seconds=0.02)
+BROKEN = TestResult("t.py::test_broken", "failed", 0.01, "AssertionError", seconds=0.02)
+LONER = TestResult("u.py::test_alone", "failed", 0.01, "AssertionError", seconds=0.02)
+
+
+def test_a_test_that_took_26_s_keeps_its_time_while_a_quick_one_gets_about_a_second() -> None:
+    clock = TestClock(ceiling=300.0)
+    clock.observe(TestReport((BIG, QUICK)))
+    assert clock.limit("t.py::test_big") == pytest.approx(10 * 26.2 + 0.5 + 0.2)  # its fixtures' 0.2 s: the slack
+    assert clock.limit("t.py::test_quick") == pytest.approx(1.0 + 0.2)
+    assert TestClock(ceiling=30.0, own={"t.py::test_big": 26.2}).limit("t.py::test_big") == 30.0  # never past it
+
+
+def test_a_failing_test_is_given_its_files_slowest_test_or_the_suites_time() -> None:
+    """Its own time is that of a failure, which may end long before a working version would."""
+    clock = TestClock(ceiling=300.0)
+    clock.observe(TestReport((BIG, QUICK, BROKEN, LONER)))
+    assert clock.limit("t.py::test_broken") == clock.limit("t.py::test_big")
+    assert clock.limit("u.py::test_alone") == clock.learned()
+    clock.observe(TestReport((HUNG,)))
+    assert clock.limit("t.py::test_loop") == clock.limit("t.py::test_big")
+
+
+def test_a_screening_run_names_each_selected_tests_limit_and_adds_them_up() -> None:
+    clock = TestClock(ceiling=300.0)
+    clock.observe(TestReport((BIG, QUICK, LONER)))
+    screen = clock.screening(["t.py"])
+    assert screen.per_test == {"t.py::test_big": clock.limit("t.py::test_big"),
+                               "t.py::test_quick": clock.limit("t.py::test_quick")}
+    assert screen.default == (clock.learned(), clock.learned())
+    assert screen.budget == pytest.approx(sum(screen.per_test.values()) + 3.0)
+    one = clock.screening(["t.py::test_quick", "t.py::test_new"])
+    assert set(one.per_test) == {"t.py::test_quick"}
+    assert one.budget == pytest.approx(clock.limit("t.py::test_quick") + clock.learned() + 3.0)
+    assert TestClock(ceiling=0.0).screening(["t.py"]).per_test == {}
+
+
+def test_the_baseline_judges_a_test_again_with_the_users_limit() -> None:
+    assert TestClock(ceiling=30.0, probe=2.0).rejudging() == (30.0, 30.0)
+
+
+def test_the_report_plugin_arms_each_test_with_its_own_limit() -> None:
+    """The plugin reads the host's table of per-test limits; a test not named keeps the run's limits."""
+    import importlib
+    import os
+
+    from fixloop.runner import fixloop_report
+
+    os.environ["FIXLOOP_TEST_LIMITS"] = '{"t.py::a": 4.5, "t.py::bad": "x"}'
+    assert fixloop_report._limits_by_test() == {}  # one bad value: the whole table is distrusted
+    os.environ["FIXLOOP_TEST_LIMITS"] = '{"t.py::a": 4.5}'
+    try:
+        assert fixloop_report._limits_by_test() == {"t.py::a": 4.5}
+        assert "FIXLOOP_TEST_LIMITS" not in os.environ  # never inherited by the tests' own processes
+    finally:
+        os.environ.pop("FIXLOOP_TEST_LIMITS", None)
+        importlib.reload(fixloop_report)

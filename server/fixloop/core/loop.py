@@ -14,6 +14,7 @@ from .model import Attempt, Event, Outcome, Patch, Reflection, Status, Task, Tes
 from .flaky import flaky_among
 from .guard import rejection
 from .patch import changed_at, patch_size, unified_diff
+from .selection import Plan, judge, narrowing
 from .ports import CallLogging, Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
@@ -73,6 +74,8 @@ class _Run:
         self.targets: tuple[str, ...] = ()
         self.must_keep_passing: frozenset[str] = frozenset()
         self.failing_before: frozenset[str] = frozenset()
+        self.plan = Plan((), (), frozenset(), frozenset())  # how candidates are judged (set by the baseline)
+        self.selections: list[dict[str, object]] = []  # the test runs of the candidate last tested
 
     def event(self, kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
         return Event(kind, self.run_id, self.ports.now(), phase, candidate, data)
@@ -86,6 +89,10 @@ class _Run:
         self.test_runs += 1
         self.durations["baseline"] = ports.now() - t0
         yield self.event("baseline", "baseline", **_counts(baseline), signature=report_signature(baseline))
+        if isinstance(ports.runner, Noting):  # what the runner saw in it, e.g. slow tests judged again
+            notes = list(ports.runner.notes)
+            ports.runner.notes.clear()
+            yield from (self.event("note", "baseline", message=str(note)) for note in notes)
         if baseline.problem:
             return _End(Status.ERROR, baseline.problem)
         if not baseline.results and not baseline.collection_errors:
@@ -105,6 +112,10 @@ class _Run:
         self.targets = targets
         self.must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
         self.failing_before = frozenset(r.nodeid for r in baseline.failed)
+        narrow = narrowing(ports.runner, baseline, targets, task.limits)  # a long suite: covering tests first
+        if narrow:
+            yield self.event("note", "baseline", selection="covering", message=narrow)
+        self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, bool(narrow))
         return _CANCELLED if ports.cancelled() else None
 
     def context(self) -> ProposalContext:
@@ -213,7 +224,8 @@ class _Run:
         assert attempt.report is not None
         yield self.event("tested", "run", index, status=attempt.status, iteration=self.iterations,
                          tokens=_usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
-                         candidate_seconds=round(attempt.duration, 3), **_counts(attempt.report))
+                         candidate_seconds=round(attempt.duration, 3), runs=self.selections,
+                         **_counts(attempt.report))
         if attempt.status == "plausible":
             self.plausible.append(patch)
             self.winner = min(self.plausible, key=_preference)
@@ -232,28 +244,17 @@ class _Run:
             self.ports.memory.record_attempt(self.run_id, attempt, ctx)
 
     def test(self, patch: Patch, index: int) -> Generator[Event, None, Attempt]:
-        """The failing tests first (stop at the first failure), then the whole selection."""
-        ports, task, targets = self.ports, self.task, self.targets
-        t0 = ports.now()
-        report = ports.runner.run(patch, targets or task.scope.selection(), fail_fast=True)
-        self.test_runs += 1
-        status = "failed"
-        screen = report
-        if _targets_pass(report, targets):
-            yield self.event("confirming", "confirm", index)  # the whole selection may take long: say so
-            full = ports.runner.run(patch, task.scope.selection(), fail_fast=False)
-            self.test_runs += 1
-            # Targets must really pass (not xfail), passing tests keep passing (missing counts as
-            # broken), and no test fails that did not fail before (a cut-short baseline hides some).
-            passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
-            broken = sorted((self.must_keep_passing | set(targets)) - passing_now)
-            broken += sorted({r.nodeid for r in full.failed} - self.failing_before)
-            if not full.problem and not full.timed_out and not full.collection_errors and not broken:
-                status = "plausible"
-            # The candidate's cost is both runs: CPU added up, memory at its peak.
-            report = replace(full, cpu_seconds=screen.cpu_seconds + full.cpu_seconds,
-                             peak_mb=max(screen.peak_mb, full.peak_mb))
-        return Attempt(index, patch, status, report=report, duration=ports.now() - t0)
+        """The failing tests first, then (a long suite) the tests that run the change, then the whole selection;
+        the whole selection may take long, so its start is said (`confirming`)."""
+        t0 = self.ports.now()
+        judging = judge(self.ports.runner, patch, self.plan)
+        try:
+            while True:
+                yield self.event(next(judging), "confirm", index)
+        except StopIteration as done:
+            status, report, self.selections = done.value
+        self.test_runs += len(self.selections)
+        return Attempt(index, patch, status, report=report, duration=self.ports.now() - t0)
 
     def breaker(self, attempt: Attempt) -> Generator[Event, None, _End | None]:
         """An adaptive proposer that meets the same failure `breaker_repeats` times in a row is stopped."""
@@ -356,13 +357,6 @@ def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
         return _End(Status.LIMITS, f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)",
                     limit="max_cost_usd")
     return None
-
-
-def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
-    if report.problem or report.timed_out or report.collection_errors:
-        return False
-    seen = {r.nodeid: r for r in report.results}
-    return all(t in seen and seen[t].outcome == "passed" for t in targets) if targets else not report.failed
 
 
 def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:

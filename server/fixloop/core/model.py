@@ -24,9 +24,13 @@ class Limits:
     max_candidates: int = 400
     wall_seconds: float = 600.0
     breaker_repeats: int = 3
-    test_timeout: float = 120.0
-    per_test_timeout: float = 30.0
-    hang_probe_seconds: float = 2.0  # CPU seconds a test gets before the run learned what its tests need
+    baseline_timeout: float = 0.0  # seconds the baseline may take; 0: only the run's wall_seconds bounds it
+    test_timeout: float = 0.0  # seconds each later pytest run may take; 0: derived from the baseline's time
+    per_test_timeout: float = 30.0  # 0: no per-test limit
+    hang_probe_seconds: float = 2.0  # CPU seconds a test gets in the baseline before it is judged again
+    screening_factor: float = 10.0  # a candidate's test may take this many times its own baseline time...
+    screening_floor: float = 1.0  # ...and at least this many seconds
+    select_covering_after: float = 10.0  # a baseline this long screens candidates on the tests covering the change
     max_tokens: int = 200_000
     max_cost_usd: float = 2.0
     plausible_lookahead: int = 10  # candidates still inspected after the first fix, for a smaller one
@@ -72,6 +76,7 @@ class TestResult:
     message: str = ""
     frames: tuple[Frame, ...] = ()
     longrepr: str = ""
+    seconds: float = 0.0  # the whole test, setup to teardown, when the runner measured it
 
     @property
     def hung(self) -> bool:

@@ -98,6 +98,14 @@ class Prefetching(Protocol):
     def prefetch(self, patch: Patch, select: Sequence[str]) -> None: ...
 
 
+@runtime_checkable
+class Covering(Protocol):
+    """A runner that recorded which lines each test ran: the tests that run the code a patch changes, or
+    None when it cannot tell (then the whole selection screens the candidate)."""
+
+    def covering(self, patch: Patch) -> frozenset[str] | None: ...
+
+
 class Localizer(Protocol):
     # True when `localize` runs the tests (it counts as a test run).
     runs_tests: bool

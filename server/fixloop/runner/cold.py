@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Mapping, Sequence
 
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
-from .report import parse_report
+from .report import parse_report, progress
 from .scratch import Scratch
 
 JUNIT = ".fixloop-junit.xml"  # written by pytest in the run's own fresh copy, forwarded by the plugin
+DEFAULT_RUN_SECONDS = 120.0  # a run's cap when neither the caller nor the settings give one
+MAX_LIMITS_ENV = 100_000  # bytes of per-test limits an environment variable may carry (the kernel caps one at 128 KiB)
 
 
 def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] | TestReport:
@@ -41,19 +44,27 @@ class ColdRunner:
         self.pytest_args = tuple(pytest_args)
         self.runs = 0
         self.overflowed = False  # the last run's report passed the cap (then nothing in it is a pass)
+        self.cut = False  # the last run was stopped at its own cap (not one test at its limit)
+        self.progress = (0, 0)  # (tests collected, tests finished) of the last run, as far as it said
 
     def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: tuple[float, float],
-            policy: Policy, raw_lines: list[str] | None = None) -> TestReport:
-        """`per_test` is (wall, cpu) seconds a test may take, 0 for none."""
+            policy: Policy, raw_lines: list[str] | None = None, cap: float = 0.0,
+            per_test_limits: Mapping[str, float] | None = None) -> TestReport:
+        """`per_test` is (wall, cpu) seconds a test may take, 0 for none, and `per_test_limits` a test's own
+        limit by node id; `cap` is what the whole run may take (0: the settings' `test_timeout`)."""
         self.runs += 1
-        self.overflowed = False
+        self.overflowed = self.cut = False
+        self.progress = (0, 0)
         changes = candidate_files(self.scratch, patch)
         if isinstance(changes, TestReport):
             return changes
         argv = pytest_argv(self.python, self.pytest_args, select, fail_fast)
         env = dict(policy.env)
         env["FIXLOOP_TEST_TIMEOUT"], env["FIXLOOP_CPU_LIMIT"] = str(per_test[0]), str(per_test[1])
-        wall = self.limits.test_timeout
+        table = json.dumps(dict(per_test_limits or {}))
+        if per_test_limits and len(table) <= MAX_LIMITS_ENV:  # else every test keeps `per_test`
+            env["FIXLOOP_TEST_LIMITS"] = table
+        wall = cap or self.limits.test_timeout or DEFAULT_RUN_SECONDS
         limits = SandboxLimits(wall_seconds=wall, cpu_seconds=int(wall) + 10)
         try:
             result = self.sandbox.run(argv, self.scratch.tree(changes), limits, Policy(policy.read_only, env,
@@ -61,7 +72,9 @@ class ColdRunner:
         except (OSError, ValueError) as e:  # e.g. a change through a link of the pristine tree
             return TestReport(problem=f"the run could not start: {e}")
         self.overflowed = result.report_overflow
+        self.cut = result.timed_out or result.limit_hit == "wall"
         lines = result.report.decode("utf-8", "replace").splitlines()
+        self.progress = progress(lines)
         if raw_lines is not None:
             raw_lines.extend(lines)
         report = parse_report(lines, result.returncode, result.duration, result.timed_out, result.output,

@@ -20,11 +20,25 @@ import pytest
 _out = None
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
 _cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
+
+
+def _limits_by_test():
+    """A candidate's own limit per test (node id -> seconds, wall and CPU alike), learned by the host from
+    each test's baseline time; a test not named keeps the limits above."""
+    try:
+        table = json.loads(os.environ.pop("FIXLOOP_TEST_LIMITS", "") or "{}")
+        return {str(k): float(v) for k, v in table.items() if float(v) > 0}
+    except (ValueError, TypeError, AttributeError):
+        return {}
+
+
+_by_test = _limits_by_test()
 _armed = []
 # Once a test of this session hung, the next ones get ten times the CPU the finished tests needed (at
 # least a second), as the host's TestClock does for candidates: a bug that hangs many tests costs one probe.
 CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
-_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False}
+_clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False, "wall": 0.0, "cpu": 0.0,
+          "began": 0.0}
 _root = os.getcwd()
 _max_message = 4000
 _session = None
@@ -260,8 +274,8 @@ class Timeout(BaseException):
 
 def _cpu_now():
     if _clock["hangs"]:
-        return min(_cpu_limit, max(CPU_FLOOR, CPU_FACTOR * _clock["slowest"] + 0.5))
-    return _cpu_limit
+        return min(_clock["cpu"], max(CPU_FLOOR, CPU_FACTOR * _clock["slowest"] + 0.5))
+    return _clock["cpu"]
 
 
 _HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_report")
@@ -291,16 +305,18 @@ def _on_timer(signum, frame):
     _clock["fired"] = True
     if signum == signal.SIGPROF:
         raise Timeout(f"the test used more than {_cpu_now():g} s of CPU: it probably loops forever")
-    raise Timeout(f"the test did not finish in {_timeout:g} s")
+    raise Timeout(f"the test did not finish in {_clock['wall']:g} s")
 
 
-def _arm():
+def _arm(nodeid):
     """Soft limits, by signal in the main thread (a project's own handler for the signal is left alone)."""
+    own = _by_test.get(nodeid)
+    _clock["wall"], _clock["cpu"] = (own, own) if own is not None else (_timeout, _cpu_limit)
     _clock["started"], _clock["fired"], _clock["active"] = time.process_time(), False, True
     if threading.current_thread() is not threading.main_thread():
         return
-    for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_now() if _cpu_limit > 0 else 0),
-                                (signal.SIGALRM, signal.ITIMER_REAL, _timeout)):
+    for sig, timer, seconds in ((signal.SIGPROF, signal.ITIMER_PROF, _cpu_now() if _clock["cpu"] > 0 else 0),
+                                (signal.SIGALRM, signal.ITIMER_REAL, _clock["wall"])):
         try:
             if seconds > 0 and signal.getsignal(sig) in (signal.SIG_DFL, _on_timer):
                 signal.signal(sig, _on_timer)
@@ -324,17 +340,21 @@ def pytest_runtest_logstart(nodeid, location):
     _write({"event": "start", "nodeid": nodeid})
     if _spectrum is not None:
         _spectrum.switch(nodeid)
-    _arm()
-    if _timeout > 0:
+    _arm(nodeid)
+    _clock["began"] = time.monotonic()
+    wall = _clock["wall"]
+    if wall > 0:
         # A test that ignores the soft limit (stuck in C, or catching BaseException) ends the whole run
         # from inside a little later: the launcher notices the missing "finish" line.
-        faulthandler.dump_traceback_later(_timeout + max(2.0, _timeout / 2), exit=True, file=sys.stderr)
+        faulthandler.dump_traceback_later(wall + max(2.0, wall / 2), exit=True, file=sys.stderr)
 
 
 def pytest_runtest_logfinish(nodeid, location):
     _disarm()
-    if _timeout > 0:
+    if _clock["wall"] > 0:
         faulthandler.cancel_dump_traceback_later()
+    # The whole test, fixtures included: what the host learns a test's own limit from.
+    _write({"event": "finish", "nodeid": nodeid, "seconds": time.monotonic() - _clock["began"]})
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -7,17 +7,24 @@ runtime files), `cold` (a normal sandboxed pytest process), `screening` (warm wo
 The first unpatched run also records which lines each test executed (the localizer's spectrum, kept for
 `coverage`), and the warm workers start while it runs: a failure to fix needs both, and a passing suite
 only pays for the coverage tracer.
+
+Time limits come from the project's own timings: the baseline has no cap but the run's wall time (or the
+user's `baseline_timeout`), and says so when it is cut; every later run may take three times the baseline
+and a minute (or the user's `test_timeout`); each test's limit is learned from its own time (`test_clock`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..core.model import Limits, Patch, TestReport
+from ..core.model import Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox
+from .baseline import Place, cut_problem, rejudged, settle
 from .cold import ColdRunner
+from .covering import covering
 from .listing import CopyRule
 from .missing import explain
 from .prepare import Prepared, coverage_policy, prepare
@@ -27,6 +34,8 @@ from .test_clock import TestClock
 from .warm import WarmPool
 
 Spectra = dict[str, dict[str, frozenset[int]]]
+RUN_FACTOR, RUN_MARGIN = 3.0, 60.0  # a run after the baseline may take 3x its time and a minute
+MIN_RUN = 30.0  # what a run may still take when the run's wall time is (nearly) spent
 
 
 class PytestRunner:
@@ -45,14 +54,19 @@ class PytestRunner:
         self.python = self.interpreter.path
         self.pytest_args = tuple(pytest_args)
         self.warm_workers = warm_workers
-        self.clock = TestClock(limits.per_test_timeout, limits.hang_probe_seconds)
+        self.clock = TestClock(limits.per_test_timeout, limits.hang_probe_seconds, limits.screening_floor,
+                               limits.screening_factor)
         self.spectrum_in_baseline = spectrum_in_baseline
         self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
+        self._covered: Spectra = {}  # the whole selection's per-test lines: which tests run a change
         self._unpatched_runs = 0
         self._baseline_select: tuple[str, ...] = ()
+        self._opened = time.monotonic()  # the run's wall time counts from here
+        self._baseline_seconds = 0.0  # the baseline's time, tests judged again included
+        self.notes: list[str] = []  # what the run should say once (the loop shows each as a note)
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
-                                   limits.wall_seconds + 60, lambda: self.clock.limits(True), self.pytest_args,
+                                   limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
                                    candidate_memory_mb)
         self._policy = prepared.policy
         self.killed = 0  # screening runs that hung or hit a limit
@@ -93,9 +107,22 @@ class PytestRunner:
         return self.scratch.sources()
 
     def screening_timeout(self) -> float:
-        """Per-test limit of a candidate: ten times what the unpatched tests needed (at least 1 s),
-        so a candidate that hangs costs little."""
+        """Per-test limit of a candidate's test that has no time of its own: ten times what the unpatched
+        tests needed (at least 1 s), so a candidate that hangs costs little."""
         return self.clock.learned()
+
+    def run_cap(self) -> float:
+        """What one pytest run after the baseline may take: `test_timeout` when set, else three times the
+        baseline and a minute; never much past what is left of the run's wall time."""
+        cap = self.limits.test_timeout or RUN_FACTOR * self._baseline_seconds + RUN_MARGIN
+        return min(cap, max(self._left(), MIN_RUN))
+
+    def _left(self) -> float:
+        return self.limits.wall_seconds - (time.monotonic() - self._opened)
+
+    def covering(self, patch: Patch) -> frozenset[str] | None:
+        """The tests whose recorded lines enter a function `patch` changes; None when that is unknown."""
+        return covering(self._covered, patch) if self._covered else None
 
     def lanes(self) -> int:
         return self.screening.lanes()
@@ -115,32 +142,29 @@ class PytestRunner:
                 return report
         if patch is None:
             return self._unpatched(select, fail_fast)
-        report = self.cold.run(patch, select, fail_fast, self.clock.limits(screening), self.policy)
+        screen = self.clock.screening(select) if screening else None
+        report = self.cold.run(patch, select, fail_fast, screen.default if screen else self.clock.limits(False),
+                               self.policy, cap=self.run_cap(), per_test_limits=screen.per_test if screen else None)
         if screening and _stopped(report):
             self.killed += 1
         return report
 
     def _unpatched(self, select: Sequence[str], fail_fast: bool) -> TestReport:
         """The code as it is. The first such run is the baseline: the workers start beside it (a failure
-        needs them soon) and it records the spectrum, unless its report outgrew the cap that way."""
+        needs them soon)."""
         first = self._unpatched_runs == 0
         self._unpatched_runs += 1
+        report: TestReport | None = None
         if first:
             self.screening.start_in_background()
             self._baseline_select = tuple(select)
-        report: TestReport | None = None
-        if not first and self.warm_workers > 0 and select and tuple(select) != self._baseline_select:
+            report = self._baseline(select, fail_fast)
+        elif self.warm_workers > 0 and select and tuple(select) != self._baseline_select:
             # A few tests again (the flakiness check): a warm worker is enough, since a pass there decides
             # nothing alone; the baseline's own selection always runs cold.
             report = self.screening.rerun(select, self.clock.limits(False))
-        if first and self.spectrum_in_baseline and not fail_fast:
-            report, spectra = self._coverage_run(select, "coverage")
-            if self.cold.overflowed:
-                report = None  # the per-test lines made the report too big: run it plainly
-            else:
-                self._spectra[tuple(select)] = (report, spectra)
         if report is None:
-            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy)
+            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
         self.clock.observe(report)
         if first and not report.problem:
             # An import that fails only because the copy left a file of the workspace out is no bug to fix.
@@ -148,19 +172,80 @@ class PytestRunner:
             report = dataclasses.replace(report, problem=left_out) if left_out else report
         return report
 
+    def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
+        """The first run records the spectrum (unless its report outgrew the cap that way), has no cap but
+        the user's or the run's wall time, stops the run when cut, and judges again the tests that hit a
+        limit before anything was known of them."""
+        cap, setting = self._baseline_cap()
+        started = time.monotonic()
+        report: TestReport | None = None
+        spectra: Spectra = {}
+        if self.spectrum_in_baseline and not fail_fast:
+            report, spectra = self._coverage_run(select, "coverage", cap)
+            if self.cold.overflowed and not self.cold.cut:
+                report, spectra = None, {}  # the per-test lines made the report too big: run it plainly
+        if report is None and not self.cold.cut:
+            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy,
+                                   cap=max(1.0, cap - (time.monotonic() - started)))
+        assert report is not None
+        if not self.cold.cut and self.clock.ceiling > 0 and not report.problem and any(r.hung for r in report.results):
+            report = self._rejudge(report, lambda: max(1.0, cap - (time.monotonic() - started)))
+        if self.cold.cut:
+            collected, finished = self.cold.progress
+            problem = cut_problem(setting, cap, time.monotonic() - started, collected, finished,
+                                  self.limits.wall_seconds)
+            return TestReport(report.results, report.collection_errors, report.returncode, report.duration,
+                              True, report.output_tail, problem, report.cpu_seconds, report.peak_mb)
+        if spectra:
+            self._spectra[tuple(select)] = (report, spectra)
+            self._covered = spectra
+        self._baseline_seconds = report.duration
+        return report
+
+    def _rejudge(self, baseline: TestReport, left: Callable[[], float]) -> TestReport:
+        """The baseline's hung tests run again, untraced, with the user's per-test limit until each has a
+        verdict (`settle`); a run cut at the baseline's cap leaves `cold.cut` set for the caller."""
+        pending = [r.nodeid for r in baseline.results if r.hung]
+        verdicts: dict[str, TestResult] = {}
+        runs: list[TestReport] = []
+        stuck: set[Place] = set()
+        while pending:
+            again = self.cold.run(None, pending, False, self.clock.rejudging(), self.policy, cap=left())
+            if self.cold.cut:
+                return baseline
+            runs.append(again)
+            settled, pending = settle(again, pending, stuck)
+            if not settled:
+                break  # a run that judged nothing (it could not start, say): the rest keep the baseline's verdict
+            verdicts.update(settled)
+        report, notes = rejudged(baseline, verdicts, runs, self.clock.ceiling)
+        self.notes.extend(notes)
+        return report
+
+    def _baseline_cap(self) -> tuple[float, str]:
+        """(seconds, the setting that gives them): the user's baseline_timeout, else the run's wall time."""
+        left = max(1.0, self._left())
+        if 0 < self.limits.baseline_timeout <= left:
+            return self.limits.baseline_timeout, "baseline_timeout"
+        return left, "wall_seconds"
+
     def coverage(self, select: Sequence[str] = (), tool: str = "coverage") -> tuple[TestReport, Spectra]:
         """One suite run that also records which project lines each test executed (`tool="settrace"` skips
         coverage.py and traces lines in the plugin). The baseline's own record is reused when it covered
         the same selection: then the report returned is the baseline's, and no test ran again."""
         if tool == "coverage" and tuple(select) in self._spectra:
             return self._spectra[tuple(select)]
-        return self._coverage_run(select, tool)
+        report, spectra = self._coverage_run(select, tool)
+        if tuple(select) == self._baseline_select and spectra:
+            self._covered = spectra
+        return report, spectra
 
-    def _coverage_run(self, select: Sequence[str], tool: str) -> tuple[TestReport, Spectra]:
+    def _coverage_run(self, select: Sequence[str], tool: str, cap: float = 0.0) -> tuple[TestReport, Spectra]:
         lines: list[str] = []
         # A test known to hang still shows the lines it loops over in a short limit: never the full wait.
         limits = self.clock.limits(bool(self.clock.hung), traced=True)
-        report = self.cold.run(None, select, False, limits, coverage_policy(self.policy, self.prepared, tool), lines)
+        report = self.cold.run(None, select, False, limits, coverage_policy(self.policy, self.prepared, tool), lines,
+                               cap=cap or self.run_cap())
         return report, parse_coverage(lines)
 
     def cancel(self) -> None:

@@ -10,6 +10,7 @@ nothing in it counts as a pass.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from ..core.model import Frame, TestReport, TestResult
@@ -62,6 +63,7 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
     end_status: object = _MISSING
     junit: dict[str, int] | None = None
     passes = failures = 0  # result lines as written, for the JUnit cross-check
+    seconds: dict[str, float] = {}  # whole-test times, only ever used to set a test's own time limit
     for line in lines:
         # Every line was written inside the sandbox: anything malformed is skipped, never trusted.
         try:
@@ -74,6 +76,8 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
             elif kind == "end":
                 ended = True
                 end_status = obj.get("exitstatus")
+            elif kind == "finish" and 0 <= float(obj["seconds"]) < 1e6:  # never NaN or infinite
+                seconds[str(obj["nodeid"])] = float(obj["seconds"])
             elif kind == "junit":
                 junit = {k: int(obj[k]) for k in ("tests", "failures", "errors", "skipped")}
             elif kind == "result" and obj["outcome"] in OUTCOMES:
@@ -89,6 +93,7 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
                 )
         except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             continue
+    results = {n: dataclasses.replace(r, seconds=seconds[n]) if n in seconds else r for n, r in results.items()}
     why = _distrust(returncode, timed_out, overflow, end_status, junit, passes, failures + len(errors))
     hung = [n for n in started if n not in results]
     if hung and not ended:
@@ -128,3 +133,20 @@ def parse_coverage(lines: list[str]) -> dict[str, dict[str, frozenset[int]]]:
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             continue
     return out
+
+
+def progress(lines: list[str]) -> tuple[int, int]:
+    """(tests pytest collected, tests that finished) as the run said them: how far a cut run had got."""
+    count = finished = 0
+    for line in lines:
+        if '"collected"' not in line and '"finish"' not in line:
+            continue
+        try:
+            obj = json.loads(line)
+            if obj.get("event") == "collected":
+                count = max(0, int(obj["count"]))
+            elif obj.get("event") == "finish":
+                finished += 1
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return count, finished

@@ -12,6 +12,7 @@ from ..core.model import Patch, TestReport
 from ..sandbox.api import Policy, Sandbox
 from .cold import candidate_files
 from .scratch import Scratch
+from .test_clock import Screen
 from .warm import WarmPool, WarmServer
 
 READY_SECONDS = 60.0  # a server that has not collected the suite by then is dropped
@@ -22,15 +23,16 @@ class Screening:
     """The warm pool of one run. `problem` says why there is none (then the caller runs cold)."""
 
     def __init__(self, scratch: Scratch, sandbox: Sandbox, python: str, policy: Policy, workers: int,
-                 lifetime: float, timeout: Callable[[], tuple[float, float]], pytest_args: Sequence[str] = (),
-                 memory_mb: int = 2048) -> None:
+                 lifetime: float, limits: Callable[[Sequence[str]], Screen], run_cap: Callable[[], float],
+                 pytest_args: Sequence[str] = (), memory_mb: int = 2048) -> None:
         self.scratch = scratch
         self.sandbox = sandbox
         self.python = python
         self.policy = policy
         self.workers = workers
         self.lifetime = lifetime
-        self.timeout = timeout  # the per-test limit, asked when a candidate starts (it is learned meanwhile)
+        self.limits = limits  # the per-test limits, asked when a candidate starts (they are learned meanwhile)
+        self.run_cap = run_cap  # what a run may take when its tests have no limits
         self.pytest_args = tuple(pytest_args)
         self.memory_mb = memory_mb
         self.pool: WarmPool | None = None
@@ -78,16 +80,19 @@ class Screening:
         if pool is None:
             return None
         wall, cpu = limits
-        report = pool.run({}, [*self.pytest_args, *select], wall + 3.0, wall, self.memory_mb, cpu)
+        report = pool.run({}, [*self.pytest_args, *select], self.run_cap(), wall, self.memory_mb, cpu)
         return None if report.problem else report
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
         files = candidate_files(self.scratch, patch)
         if isinstance(files, TestReport):
             return files
-        wall, cpu = self.timeout()
-        # The child's own limit adds pytest's start-up in the child to the per-test limit.
-        return pool.run(files, [*self.pytest_args, "-x", *select], wall + 3.0, wall, self.memory_mb, cpu)
+        screen = self.limits(select)
+        wall, cpu = screen.default
+        # The child's own limit: its tests' limits added up, with pytest's start-up in the child (a backstop:
+        # each test's own limit stops a hang first), never more than any run may take.
+        budget = min(screen.budget, self.run_cap()) if screen.budget else self.run_cap()
+        return pool.run(files, [*self.pytest_args, "-x", *select], budget, wall, self.memory_mb, cpu, screen.per_test)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():

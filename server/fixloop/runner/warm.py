@@ -142,12 +142,12 @@ class WarmWorker:
         return self.server.alive and not (self._closed or self._dead)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
-            memory_mb: int, cpu_limit: float = 0.0) -> TestReport:
+            memory_mb: int, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None) -> TestReport:
         rid = next(self.ids)
         # Bytes in the file's own encoding, carried through JSON one character per byte.
         request = {"id": rid, "files": {k: v.decode("latin-1") for k, v in files.items()}, "args": list(args),
                    "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb,
-                   "cpu_limit": cpu_limit}
+                   "cpu_limit": cpu_limit, "test_limits": dict(test_limits or {})}
         if self._closed:
             return TestReport(problem=f"warm worker {self.index} is closed")
         try:
@@ -201,7 +201,7 @@ class WarmPool:
         return any(w.alive for w in self.workers)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
-            memory_mb: int = 2048, cpu_limit: float = 0.0) -> TestReport:
+            memory_mb: int = 2048, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None) -> TestReport:
         worker = None
         while worker is None:
             if not self.alive:
@@ -213,7 +213,7 @@ class WarmPool:
             if not worker.alive:  # a lane whose copy of the server died leaves the queue for good
                 worker = None
         try:
-            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit)
+            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit, test_limits)
         finally:
             if worker.alive:
                 self.idle.put(worker)

@@ -139,6 +139,7 @@ def _child(request, template, workdir, channel, report_fd):
         os.environ["FIXLOOP_REPORT_FD"] = str(report_fd)
         os.environ["FIXLOOP_TEST_TIMEOUT"] = str(request.get("per_test_timeout", 0))
         os.environ["FIXLOOP_CPU_LIMIT"] = str(request.get("cpu_limit", 0))
+        os.environ["FIXLOOP_TEST_LIMITS"] = json.dumps(request.get("test_limits") or {})
         import importlib
 
         importlib.invalidate_caches()

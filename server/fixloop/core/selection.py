@@ -1,0 +1,99 @@
+"""Which tests judge a candidate, in which order (pure: the runner is a port).
+
+The failing tests first, stopping at the first failure: most candidates end there. On a long suite (its
+tests took `select_covering_after` seconds or more in the baseline) the passing tests that run the code the candidate
+changes come next, stopping at the first failure too, so a candidate that breaks them costs a few tests,
+not the suite. Whatever passes that is confirmed by the whole selection. Each run is recorded for the run
+log: which selection, how many tests were asked for and ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Generator
+
+from .model import Limits, Patch, TestReport
+from .ports import Covering, TestRunner
+
+
+Judged = tuple[str, TestReport, list[dict[str, object]]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the baseline decided about judging candidates."""
+
+    targets: tuple[str, ...]
+    scope: tuple[str, ...]  # the run's whole selection (empty: every test)
+    must_keep_passing: frozenset[str]
+    failing_before: frozenset[str]
+    narrow: bool = False  # screen on the tests that run the changed code before the whole selection
+
+
+def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> str:
+    """The note that says a long suite screens candidates on the covering tests, or "" when it does not. The
+    suite's length is what its tests took in the baseline: time spent stopping hung tests says nothing of it."""
+    after = limits.select_covering_after
+    took = sum(max(r.duration, r.seconds) for r in baseline.results if not r.hung)
+    if not isinstance(runner, Covering) or not targets or took < after:
+        return ""
+    return (f"the tests took {took:.0f} s in the baseline (select_covering_after = {after:g} s): a candidate is "
+            "screened on the failing tests, then on the passing tests that run the code it changes; the whole "
+            "selection confirms a fix")
+
+
+def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, Judged]:
+    """Returns (failed | plausible, the last run's report with the cost of all runs, a record of each run);
+    yields `confirming` before the whole selection runs."""
+    runs: list[TestReport] = []
+    records: list[dict[str, object]] = []
+
+    def tests(select: tuple[str, ...], fail_fast: bool, kind: str) -> TestReport:
+        report = runner.run(patch, select, fail_fast=fail_fast)
+        runs.append(report)
+        records.append({"selection": kind, "asked": len(select), "tests": list(select[:10]),
+                        "ran": len(report.results), "seconds": round(report.duration, 3)})
+        return report
+
+    targets = plan.targets
+    status = "failed"
+    passed = _targets_pass(tests(targets or plan.scope, True, "targets" if targets else "scope"), targets)
+    covering = _covering(runner, patch, plan) if passed else None
+    if covering:
+        passed = _all_passed(tests(covering, True, "covering"), covering)
+    if passed:
+        yield "confirming"
+        full = tests(plan.scope, False, "full")
+        # Targets must really pass (not xfail), passing tests keep passing (missing counts as
+        # broken), and no test fails that did not fail before (a cut-short baseline hides some).
+        passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
+        broken = sorted((plan.must_keep_passing | set(targets)) - passing_now)
+        broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
+        if not full.problem and not full.timed_out and not full.collection_errors and not broken:
+            status = "plausible"
+    # The candidate's cost is all its runs: CPU added up, memory at its peak.
+    report = replace(runs[-1], cpu_seconds=sum(r.cpu_seconds for r in runs), peak_mb=max(r.peak_mb for r in runs))
+    return status, report, records
+
+
+def _covering(runner: TestRunner, patch: Patch, plan: Plan) -> tuple[str, ...] | None:
+    """On a long suite, the passing tests that run the code `patch` changes (the targets just passed)."""
+    if not plan.narrow or not plan.targets or not isinstance(runner, Covering):
+        return None
+    tests = runner.covering(patch)
+    return None if tests is None else tuple(sorted((tests & plan.must_keep_passing) - set(plan.targets)))
+
+
+def _all_passed(report: TestReport, select: tuple[str, ...]) -> bool:
+    """Every test of `select` ran and passed (a fail-fast run stops at the first that did not)."""
+    if report.problem or report.timed_out or report.collection_errors:
+        return False
+    seen = {r.nodeid: r.outcome for r in report.results}
+    return all(seen.get(t) == "passed" for t in select)
+
+
+def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
+    if report.problem or report.timed_out or report.collection_errors:
+        return False
+    seen = {r.nodeid: r for r in report.results}
+    return all(t in seen and seen[t].outcome == "passed" for t in targets) if targets else not report.failed

@@ -1,0 +1,99 @@
+"""Which tests judge a candidate: on a long suite the tests that run the change come before the whole
+selection (the loop with a scripted runner that knows its tests' lines; no processes, no files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from fixloop.core.integrity import is_test_file
+from fixloop.core.loop import drive, run
+from fixloop.core.model import Event, Limits, Patch, Status, Task, TestReport, TestResult
+from fixloop.core.ports import Ports
+from fixloop.core.selection import narrowing
+from tests.fakes import Call, ScriptedProposer, ScriptedRunner
+
+SOURCE = "def inc(x):\n    return x - 1\n\n\ndef dec(x):\n    return x - 1\n"
+FIXED = SOURCE.replace("return x - 1", "return x + 1", 1)
+BREAKS_DEC = SOURCE.replace("return x - 1\n\n", "return x + 1\n\n").replace("    return x - 1\n", "    return 0\n")
+TESTS = ("t.py::test_inc", "t.py::test_inc_type", "t.py::test_dec", "t.py::test_slow_1", "t.py::test_slow_2")
+
+
+def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> TestReport:
+    """inc(1) == 2; inc returns an int; dec(1) == 0; the slow tests always pass. In the baseline each test took
+    8 s (40 s in all)."""
+    text = sources["m.py"]
+    outcome = {"t.py::test_inc": "return x + 1\n\n" in text, "t.py::test_inc_type": True,
+               "t.py::test_dec": text.endswith("return x - 1\n"), "t.py::test_slow_1": True, "t.py::test_slow_2": True}
+    select = calls[-1].select
+    chosen = [t for t in TESTS if not select or t in select]
+    first = len(calls) == 1
+    results = tuple(TestResult(t, "passed" if outcome[t] else "failed", 8.0 if first else 0.2) for t in chosen)
+    return TestReport(results, duration=45.0 if first else 1.0)
+
+
+class CoveringRunner(ScriptedRunner):
+    """Knows which tests ran which function: inc is run by two tests, dec by one, the slow tests by neither."""
+
+    def __init__(self) -> None:
+        super().__init__({"m.py": SOURCE}, verdict)
+        self.notes: list[str] = ["2 test(s) ran past the baseline's hang probe ... slow, not stuck"]
+        self.asked: list[Patch] = []
+
+    def covering(self, patch: Patch) -> frozenset[str] | None:
+        self.asked.append(patch)
+        after = patch.changes[0].after
+        tests = {"t.py::test_inc", "t.py::test_inc_type"}
+        return frozenset(tests | ({"t.py::test_dec"} if not after.endswith("return x - 1\n") else set()))
+
+
+def _run(limits: Limits, candidates: list[str]) -> tuple[Status, list[Event], CoveringRunner]:
+    runner = CoveringRunner()
+    ports = Ports(runner=runner, proposers=[ScriptedProposer(candidates)], is_test_file=is_test_file)
+    events: list[Event] = []
+    outcome = drive(run(Task(Path("/ws"), limits=limits), ports, "r1"), events.append)
+    return outcome.status, events, runner
+
+
+def test_a_long_suite_screens_on_the_covering_tests_and_the_whole_suite_confirms() -> None:
+    status, events, runner = _run(Limits(select_covering_after=30.0), [BREAKS_DEC, FIXED])
+    assert status is Status.FIXED
+    screened = [(c.select, c.fail_fast) for c in runner.calls if c.patch is not None]
+    assert screened == [
+        (("t.py::test_inc",), True),  # the candidate that breaks dec: the failing test passes...
+        (("t.py::test_dec", "t.py::test_inc_type"), True),  # ...but a covering test fails: no full run
+        (("t.py::test_inc",), True),  # the fix
+        (("t.py::test_inc_type",), True),
+        ((), False),  # the whole suite confirms it
+    ]
+    tested = [e.data["runs"] for e in events if e.kind == "tested"]
+    assert [[r["selection"] for r in runs] for runs in tested] == [["targets", "covering"],
+                                                                   ["targets", "covering", "full"]]
+    assert tested[1][1] == {"selection": "covering", "asked": 1, "tests": ["t.py::test_inc_type"], "ran": 1,
+                            "seconds": 1.0}
+    assert tested[1][2]["ran"] == 5
+    notes = [e for e in events if e.kind == "note" and e.phase == "baseline"]
+    assert "slow, not stuck" in str(notes[0].data["message"])  # the runner's note, said once
+    assert notes[1].data["selection"] == "covering" and "tests took 40 s" in str(notes[1].data["message"])
+
+
+def test_a_short_suite_goes_from_the_failing_tests_to_the_whole_suite() -> None:
+    status, events, runner = _run(Limits(select_covering_after=41.0), [FIXED])  # 40 s: not long enough
+    assert status is Status.FIXED
+    assert [(c.select, c.fail_fast) for c in runner.calls if c.patch is not None] == [
+        (("t.py::test_inc",), True), ((), False)]
+    assert runner.asked == []
+    assert [r["selection"] for e in events if e.kind == "tested" for r in e.data["runs"]] == ["targets", "full"]
+    assert not any(e.data.get("selection") for e in events if e.kind == "note")
+
+
+def test_a_suites_length_is_what_its_tests_took_not_the_time_spent_stopping_a_hung_one() -> None:
+    runner = CoveringRunner()
+    quick = tuple(TestResult(t, "passed", 0.1, seconds=0.2) for t in TESTS[1:])
+    hung = TestResult("t.py::test_inc", "failed", 30.0, "Timeout", seconds=30.0)
+    baseline = TestReport((hung, *quick), duration=45.0)
+    assert narrowing(runner, baseline, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == ""
+    slow = TestReport((hung, *(TestResult(r.nodeid, "passed", 3.0) for r in quick)), duration=45.0)
+    assert "tests took 12 s" in narrowing(runner, slow, ("t.py::test_inc",), Limits(select_covering_after=10.0))
+    assert narrowing(runner, slow, (), Limits(select_covering_after=10.0)) == ""  # nothing to screen for
+    assert narrowing(ScriptedRunner({}, verdict), slow, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == ""
