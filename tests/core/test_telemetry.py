@@ -43,7 +43,7 @@ class Calling(ScriptedProposer):
 def test_model_calls_and_candidate_telemetry_are_logged() -> None:
     runner = MeasuredRunner({"m.py": SOURCE, "tests/test_m.py": "..."}, double_verdict())
     outcome, events, _ = _run([Calling(["def double(x):\n    return x * x + 1\n", GOOD])], runner=runner)
-    assert events[0].kind == "started" and events[0].data["schema"] == EVENTS_SCHEMA == 3
+    assert events[0].kind == "started" and events[0].data["schema"] == EVENTS_SCHEMA == 4
     calls = [e for e in events if e.kind == "model_call"]
     assert len(calls) == 2
     assert calls[0].data["purpose"] == "propose" and calls[0].data["model"] == "m-1"

@@ -8,9 +8,11 @@ from .model import TestReport
 
 # The run log's schema (in the "started" event): 2 added model_call events and candidate telemetry
 # (CPU seconds, peak memory, proposer and operator on "tested"); 3 moved the strategy from "started" to
-# its own "strategy" event, logged when the run first asks for its proposers (after the baseline).
+# its own "strategy" event, logged when the run first asks for its proposers (after the baseline); 4 added
+# "confirming" (the whole suite starts for a candidate), `runs` on "tested" (which selection each run of a
+# candidate used: targets, covering, full) and `where`/`limit` on "candidate".
 # Readers take any earlier run (no "schema": 1) and skip what it lacks.
-EVENTS_SCHEMA = 3
+EVENTS_SCHEMA = 4
 
 
 def counts(report: TestReport) -> dict[str, object]:
