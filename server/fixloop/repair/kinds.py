@@ -319,6 +319,8 @@ def accepts(node: Node, kind: str) -> bool:
         other_kind = _typed(other) if other is not None else ""
         if op in ("/", "//", "**") or op == "-" and kind != "set":
             return numeric
+        if op == "-":  # a set difference, with a set
+            return other_kind not in TYPES or other_kind in ("set", "none")
         if op == "+" and other_kind in TYPES and other_kind != "none":
             return _compatible(kind, other_kind)
         return kind not in ("dict", "none")

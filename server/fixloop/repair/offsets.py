@@ -98,5 +98,5 @@ def number_weight(expr: Node) -> float:
         found = role(text_of(expr), facts(fn)) if fn is not None else ""
         return 1.0 if found == "number" else 0.0 if found == "sequence" else UNKNOWN_NAME
     if expr.type == "binary_operator":
-        return 0.6 if _op(expr) in ("+", "-", "*", "//", "%") else 0.0
+        return 0.6 if _op(expr) in ("+", "-", "*", "//", "%", "<<", ">>") else 0.0
     return UNKNOWN_CALL if expr.type in ("call", "attribute", "subscript") else 0.0
