@@ -14,6 +14,7 @@ list, `len(count)`, `xs[name]` with `name` a string and `xs` a list).
 
 from __future__ import annotations
 
+import builtins
 import re
 
 from tree_sitter import Node
@@ -62,7 +63,13 @@ def kind_of(name: str, at: Node, depth: int = 0) -> str:
     root = at
     while root.parent is not None:
         root = root.parent
-    return _merge(_module_bindings(root).get(name, []), at, depth)
+    found = _module_bindings(root).get(name)
+    return _merge(found, at, depth) if found is not None else _builtin(name)
+
+
+def _builtin(name: str) -> str:
+    value = getattr(builtins, name, None) if not name.startswith("_") else None
+    return "class" if isinstance(value, type) else "function" if callable(value) else ""
 
 
 def _merge(kinds: list[str], at: Node, depth: int) -> str:
@@ -285,7 +292,7 @@ def may_stand_for(node: Node, new: str) -> bool:
     old_kind, new_kind = kind_of(text_of(node), node), kind_of(new, node)
     if is_value(old_kind) and new_kind in NOT_VALUES:
         return False
-    if old_kind in CALLABLES and new_kind != "" and new_kind not in CALLABLES and new_kind != "value":
+    if old_kind in CALLABLES and is_value(new_kind):
         return False
     if old_kind == "module" and new_kind not in ("module", ""):
         return False
