@@ -194,3 +194,9 @@ def test_a_helper_of_the_failing_path_outranks_unrun_lines_of_the_called_functio
     assert ("report.py", 6) not in rank and ("report.py", 5) not in rank  # never run by the failing test
     assert ("report.py", 1) not in rank  # the `def` line
     assert ("helper.py", 2) in rank and out[rank.index(("helper.py", 2))].score > 0.5
+
+
+def test_a_lambda_parameter_is_not_the_constant_of_the_same_name() -> None:
+    text = "x = 3\nLIMIT = 4\n\n\ndef f(items):\n    return sorted(items, key=lambda x: x % LIMIT)\n"
+    out = with_bindings((Suspect("m.py", 6, 1.0),), {"m.py": text}, is_test)
+    assert {s.line for s in out} == {2, 6}

@@ -150,6 +150,12 @@ class Project:
 
     def _name(self, mod: Module, node: Node) -> list[Binding]:
         name = text_of(node)
+        lam = enclosing(node, "lambda")
+        while lam is not None:
+            params = lam.child_by_field_name("parameters")
+            if params is not None and name in {text_of(n) for n in walk(params) if n.type == "identifier"}:
+                return []  # a lambda's own parameter
+            lam = enclosing(lam, "lambda")
         fn = enclosing(node, "function_definition")
         while fn is not None:
             default = _defaults(fn).get(name)
