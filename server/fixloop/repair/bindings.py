@@ -31,6 +31,8 @@ LITERALS = ("integer", "float", "string", "true", "false", "none")
 # How likely a binding read by a suspicious line is the fault, relative to that line.
 DEFAULT, CONSTANT, ATTRIBUTE, SHARED, PASSED_OVER = 0.9, 0.85, 0.85, 0.6, 0.5
 SELF = ("self", "cls")
+BRANCHES = ("if_statement", "try_statement", "with_statement", "block", "else_clause", "elif_clause", "except_clause",
+            "finally_clause")
 
 
 @dataclass(frozen=True)
@@ -116,9 +118,8 @@ def _module_level(root: Node) -> Iterable[Node]:
             inner = node.child_by_field_name("definition")
             if inner is not None:
                 yield inner
-        elif node.type in ("if_statement", "try_statement", "with_statement", "block", "else_clause",
-                           "elif_clause", "except_clause", "finally_clause"):
-            stack.extend(reversed([c for c in node.named_children if c.type not in ("comparison_operator",)]))
+        elif node.type in BRANCHES:
+            stack.extend(reversed([c for c in node.named_children if c.type in BRANCHES]))
         else:
             yield node
 
