@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from .conditions import loop_condition, return_check, widen_condition
 from .ingredients import insert_statement
+from .literals import binding_value
+from .offsets import argument_offset, return_offset
 from .operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
 from .reshape import call_argument, clamp, reshape_name, same_shape
 
@@ -19,5 +21,10 @@ INGREDIENT_PRIORS: dict[str, float] = {
     "loop_condition": 0.6, "widen_condition": 0.4, "return_check": 0.45,
 }
 
-OPERATORS: tuple[Operator, ...] = BASIC + INGREDIENT_OPERATORS
-DEFAULT_PRIORS: dict[str, float] = {**BASIC_PRIORS, **INGREDIENT_PRIORS}
+# Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns and call
+# arguments: one-token edits, but each fires at many places, so below the catalog's own offsets.
+VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, return_offset, argument_offset)
+VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45}
+
+OPERATORS: tuple[Operator, ...] = BASIC + VALUE_OPERATORS + INGREDIENT_OPERATORS
+DEFAULT_PRIORS: dict[str, float] = {**BASIC_PRIORS, **VALUE_PRIORS, **INGREDIENT_PRIORS}

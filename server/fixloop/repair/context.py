@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from ..core.patch import TextEdit
-from .operators import Mutation, _is_name_use
-from .syntax import Offsets, enclosing, local_names, names_in_scope, text_of, walk
+from .candidate import Mutation
+from .syntax import Offsets, enclosing, is_name_use, local_names, names_in_scope, text_of, walk
 
 BUILTINS = frozenset(dir(builtins))
 ADDERS = ("append", "add", "appendleft", "push", "put")
@@ -238,7 +238,7 @@ def module_functions(node: Node) -> frozenset[str]:
 
 def is_read(node: Node) -> bool:
     """An identifier read as a value (not a target of an unpacking assignment either)."""
-    return _is_name_use(node) and node.parent is not None and node.parent.type not in TARGETS[2:]
+    return is_name_use(node) and node.parent is not None and node.parent.type not in TARGETS[2:]
 
 
 def reads(node: Node) -> set[str]:

@@ -12,9 +12,17 @@ import re
 from typing import Callable, Mapping, Protocol, Sequence
 
 from ..core.model import Suspect, TestReport
-from .syntax import functions_in, parse
+from .bindings import with_bindings
+from .syntax import Function, code_lines, functions_in, parse
 
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _body(text: str, fn: Function) -> list[int]:
+    """The lines of `fn` that run when it is called: not its signature, decorators or docstring (those
+    ran at import), nor the signatures of the methods and functions nested in it at class level."""
+    code = code_lines(text)
+    return [line for line in range(fn.start_line, fn.end_line + 1) if line in code]
 
 
 class TracebackLocalizer:
@@ -41,7 +49,7 @@ class TracebackLocalizer:
                 add(frame.path, frame.line, 1.0 / (1 + depth), f"traceback of {result.nodeid}")
                 for fn in functions_in(sources[frame.path]):
                     if fn.start_line <= frame.line <= fn.end_line:
-                        for line in range(fn.start_line, fn.end_line + 1):
+                        for line in _body(sources[frame.path], fn):
                             add(frame.path, line, 0.5 / (1 + depth), f"in {fn.name}, on the traceback")
             for name in self._called_names(result.nodeid, sources):
                 for path, text in sources.items():
@@ -49,7 +57,7 @@ class TracebackLocalizer:
                         continue
                     for fn in functions_in(text):
                         if fn.name == name:
-                            for line in range(fn.start_line, fn.end_line + 1):
+                            for line in _body(text, fn):
                                 add(path, line, 0.3, f"{name} is called by {result.nodeid}")
         return tuple(sorted(scores.values(), key=lambda s: (-s.score, s.path, s.line)))
 
@@ -149,7 +157,7 @@ class SpectrumLocalizer:
         try:
             run, spectra = self.runner.coverage(())
         except OSError:
-            return ranked
+            return with_bindings(ranked, sources, self.is_test_file)
         # The runner hands back the very report it was given when the baseline already recorded the lines.
         self.runs_tests = run is not report
         failing = set(target_tests) or {r.nodeid for r in report.failed}
@@ -158,20 +166,29 @@ class SpectrumLocalizer:
         spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}
         self.spectra = spectra
         scores = ochiai(spectra, failing, lambda p: p in sources and not self.is_test_file(p))
+        # Lines that run at import were recorded for whichever test imported their module first: they
+        # are ranked by what reads them (bindings.py), never as if that test had run them.
+        scores = {k: v for k, v in scores.items() if k[1] in code_lines(sources[k[0]])}
         if not scores:
             self.tool = "traceback"
-            return ranked
+            return with_bindings(ranked, sources, self.is_test_file)
         self.tool = "spectrum"
+        # Relative to the strongest line: in a large suite every Ochiai score is small, and the traceback's
+        # flat share must not outweigh the spectrum's differences there.
+        top = max(scores.values())
         ran = passing_runs(spectra, failing, lambda p: p in sources)
+        frames = {(f.path, f.line) for r in report.failed if r.nodeid in failing for f in r.frames}
         tb = {(s.path, s.line): s for s in ranked}
         out: list[Suspect] = []
         for key in set(scores) | set(tb):
+            if key not in scores and key not in frames:
+                continue  # the traceback's spread to a line no failing test ran
             spectrum = scores.get(key, 0.0)
             frame = tb[key].score if key in tb else 0.0
-            score = self.weight * spectrum + (1 - self.weight) * frame
+            score = self.weight * spectrum / top + (1 - self.weight) * frame
             reason = f"ochiai {spectrum:.2f}" + (f"; {tb[key].reason}" if key in tb else "")
             out.append(Suspect(key[0], key[1], round(score, 6), reason, ran.get(key, 0)))
-        return tuple(sorted(out, key=lambda s: (-s.score, s.path, s.line)))
+        return with_bindings(sorted(out, key=lambda s: (-s.score, s.path, s.line)), sources, self.is_test_file)
 
 
 __all__ = ["SpectrumLocalizer", "TracebackLocalizer", "ochiai", "parse"]

@@ -48,7 +48,7 @@ class MutationProposer:
     name = "mutation"
     adaptive = False
 
-    def __init__(self, max_suspect_lines: int = 40, pair_lines: int = PAIR_LINES, max_pairs: int = 200) -> None:
+    def __init__(self, max_suspect_lines: int = 80, pair_lines: int = PAIR_LINES, max_pairs: int = 200) -> None:
         self.max_suspect_lines = max_suspect_lines
         self.pair_lines = pair_lines
         self.max_pairs = max_pairs

@@ -13,8 +13,9 @@ from tree_sitter import Node
 
 from ..core.patch import TextEdit
 from .candidate import Mutation, Operator
+from .kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
 from .reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
-from .syntax import Offsets, attributes_of, enclosing, names_in_scope, text_of
+from .syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of
 
 __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
@@ -42,24 +43,6 @@ LOOPS = ("for_statement", "while_statement")
 
 def _replace(node: Node, off: Offsets, new: str) -> TextEdit:
     return TextEdit(off.char(node.start_byte), off.char(node.end_byte), new)
-
-
-def _is_name_use(node: Node) -> bool:
-    """An identifier read as a value: not a definition name, attribute field, keyword or parameter."""
-    parent = node.parent
-    if node.type != "identifier" or parent is None:
-        return False
-    if parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
-        return False
-    if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
-        return False
-    if parent.type in ("function_definition", "class_definition", "parameters", "default_parameter",
-                       "typed_parameter", "typed_default_parameter", "dotted_name", "aliased_import",
-                       "import_from_statement", "global_statement", "nonlocal_statement", "lambda_parameters"):
-        return False
-    if parent.type in ("assignment", "augmented_assignment", "for_statement") and parent.child_by_field_name("left") == node:
-        return False
-    return True
 
 
 def comparison_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
@@ -141,7 +124,7 @@ def swap_arguments(node: Node, off: Offsets) -> Iterator[Mutation]:
 
 def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
     """A name read in an expression -> another name bound in the same scope."""
-    if not _is_name_use(node) or (node.parent is not None and node.parent.type == "call"
+    if not is_name_use(node) or (node.parent is not None and node.parent.type == "call"
                                   and node.parent.child_by_field_name("function") == node):
         return
     old = text_of(node)
@@ -150,7 +133,7 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
     params = fn.child_by_field_name("parameters") if fn is not None else None
     param_names = {text_of(p).split(":")[0].split("=")[0].strip() for p in params.named_children} if params else set()
     # Same role (parameter or local) counts too: a wrong index `i` is meant to be `j`, not a parameter.
-    names = sorted((n for n in names_in_scope(node)[:12] if n != old),
+    names = sorted((n for n in names_in_scope(node)[:12] if n != old and may_stand_for(node, n)),
                    key=lambda n: -(_likeness(old, n) + (0.3 if (n in param_names) == (old in param_names) else 0.0)))
     for rank, name in enumerate(names):
         yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", 1.0 if rank < 2 else 0.6)
@@ -231,7 +214,9 @@ def replace_return(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     value = node.named_children[0]
     old = text_of(value)
-    options = [n for n in names_in_scope(node)[:8]] + list(RETURN_VALUES)
+    # A function, class or module returned where a value was is never the fix.
+    returns_value = is_value(expression_type(value))
+    options = [n for n in names_in_scope(node)[:8] if not returns_value or kind_of(n, node) not in NOT_VALUES] + list(RETURN_VALUES)
     for new in options:
         if new != old:
             yield Mutation("replace_return", _replace(value, off, new), f"return {old} -> return {new}")
@@ -290,7 +275,8 @@ def insert_return(node: Node, off: Offsets) -> Iterator[Mutation]:
         end = len(off.text) if off.text.find("\n", end) < 0 else off.text.find("\n", end) + 1
     params = node.child_by_field_name("parameters")
     param_names = {text_of(p) for p in params.named_children} if params is not None else set()
-    for name in [n for n in names_in_scope(last) if n not in param_names][:6]:
+    values = [n for n in names_in_scope(last) if n not in param_names and kind_of(n, last) not in NOT_VALUES]
+    for name in values[:6]:
         yield Mutation("insert_return", TextEdit(end, end, f"{indent}return {name}\n"), f"return {name} at the end")
 
 

@@ -67,8 +67,52 @@ def functions_in(text: str) -> tuple[Function, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=256)
+def code_lines(text: str) -> frozenset[int]:
+    """Lines that run when a function is called: function bodies without their docstring, and lambdas.
+
+    Everything else (module and class statements, `def` signatures and decorators, constants, defaults)
+    runs once, when the module is imported: whichever test imports it first records those lines, so
+    they say nothing about that test's path, and coverage must not rank them as if they did.
+    """
+    out: set[int] = set()
+    for node in walk(parse(text).root_node):
+        if node.type == "lambda":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                out.update(range(body.start_point[0] + 1, body.end_point[0] + 2))
+        elif node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            statements = body.named_children if body is not None else []
+            first = statements[0] if statements else None
+            if first is not None and first.type == "expression_statement" and first.named_child_count == 1 \
+                    and first.named_children[0].type == "string" and len(statements) > 1:
+                first = statements[1]
+            if first is not None and body is not None:
+                out.update(range(first.start_point[0] + 1, body.end_point[0] + 2))
+    return frozenset(out)
+
+
 def text_of(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+def is_name_use(node: Node) -> bool:
+    """An identifier read as a value: not a definition name, attribute field, keyword or parameter."""
+    parent = node.parent
+    if node.type != "identifier" or parent is None:
+        return False
+    if parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
+        return False
+    if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
+        return False
+    if parent.type in ("function_definition", "class_definition", "parameters", "default_parameter",
+                       "typed_parameter", "typed_default_parameter", "dotted_name", "aliased_import",
+                       "import_from_statement", "global_statement", "nonlocal_statement", "lambda_parameters"):
+        return False
+    if parent.type in ("assignment", "augmented_assignment", "for_statement") and parent.child_by_field_name("left") == node:
+        return False
+    return True
 
 
 def enclosing(node: Node, *types: str) -> Node | None:

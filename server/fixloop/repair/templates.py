@@ -20,6 +20,7 @@ from tree_sitter import Node
 from ..core.model import TestResult
 from ..core.patch import TextEdit
 from .candidate import Candidate
+from .kinds import NOT_VALUES, kind_of
 from .syntax import Offsets, attributes_of, enclosing, names_in_scope, parse, text_of, walk
 
 TEMPLATE_SCORE = 2.0  # above any single mutation: a template is aimed at the error itself
@@ -143,7 +144,7 @@ def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Can
             yield _fix(site, off, TextEdit(start, end, f"{text_of(value)}.get({text_of(index)})"),
                       "key_get", f"{text_of(node)} -> .get()")
             for name in names_in_scope(node)[:8]:
-                if name not in (text_of(value), text_of(index)):
+                if name not in (text_of(value), text_of(index)) and kind_of(name, node) not in NOT_VALUES:
                     yield _fix(site, off, TextEdit(start, end, f"{text_of(value)}.get({text_of(index)}, {name})"),
                               "key_get", f"{text_of(node)} -> .get(..., {name})")
         elif none_subscript:

@@ -1,0 +1,230 @@
+"""Operators on values bound at import, +/- 1 on returns and call arguments, and the type-aware filter."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixloop.repair import operators as ops
+from fixloop.repair.kinds import kind_of, may_stand_for
+from fixloop.repair.literals import binding_value
+from fixloop.repair.offsets import argument_offset, return_offset
+from fixloop.repair.search import single_candidates
+from fixloop.repair.syntax import parse, text_of, walk
+from tests.repair.test_operators import contains, results
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_binding_value_takes_the_value_the_function_compares_with() -> None:
+    before = src('''
+        def align(text, width, side="rigth"):
+            if side == "left":
+                return text.ljust(width)
+            if side in ("right", "center"):
+                return text.rjust(width)
+            return text
+    ''')
+    assert contains(binding_value, before, before.replace('side="rigth"', 'side="right"'))
+    assert contains(binding_value, before, before.replace('side="rigth"', 'side="left"'))
+
+
+def test_binding_value_none_default_and_none_for_a_checked_default() -> None:
+    checked = src('''
+        def get(config, key, default=0):
+            value = config.get(key)
+            if value is None or default is None:
+                return default
+            return value
+    ''')
+    assert contains(binding_value, checked, checked.replace("default=0", "default=None"))
+    given = src('''
+        def join(parts, sep=None):
+            if sep is None:
+                sep = ", "
+            return sep.join(parts)
+    ''')
+    # A None default filled in by the body: the body's value is a candidate for the default itself.
+    assert contains(binding_value, given, given.replace("sep=None", 'sep=", "'))
+
+
+def test_binding_value_takes_the_same_name_elsewhere_in_the_file() -> None:
+    before = src('''
+        def page(items, number, size=11):
+            return items[(number - 1) * size:number * size]
+
+
+        def page_count(items, size=10):
+            return -(-len(items) // size)
+    ''')
+    assert contains(binding_value, before, before.replace("size=11", "size=10"))
+
+
+def test_binding_value_class_attribute_and_constant() -> None:
+    cls = src('''
+        class Parser:
+            mode = "lenient"
+
+            def parse(self, text):
+                if self.mode == "strict":
+                    raise ValueError(text)
+                return text
+    ''')
+    assert contains(binding_value, cls, cls.replace('mode = "lenient"', 'mode = "strict"'))
+    const = src('''
+        LEVEL = "warn"
+
+
+        def loud(level):
+            return level in ("error", "critical")
+    ''')
+    assert results(binding_value, const) == set()  # nothing compares LEVEL itself
+
+
+def test_binding_value_leaves_body_literals_keys_and_docstrings_alone() -> None:
+    before = src('''
+        UNITS = {"h": 3600, "m": 60}
+
+
+        def f(x):
+            """Doc."""
+            limit = 10
+            if x == 5:
+                return f"{x}"
+            return limit
+    ''')
+    changed = results(binding_value, before)
+    assert all('"h"' in c and '"m"' in c and "limit = 10" in c and '"""Doc."""' in c for c in changed)
+
+
+def test_return_offset_appends_and_removes_one() -> None:
+    assert contains(return_offset, "def f(xs):\n    return len(xs)\n", "def f(xs):\n    return len(xs) - 1\n")
+    assert contains(return_offset, "def f(xs):\n    return len(xs)\n", "def f(xs):\n    return len(xs) + 1\n")
+    assert results(return_offset, "def f(n):\n    return n + 1\n") == {"def f(n):\n    return n\n"}
+    assert contains(return_offset, "def f(a, b):\n    return a << b\n", "def f(a, b):\n    return (a << b) - 1\n")
+
+
+def test_return_offset_needs_something_that_may_be_a_number() -> None:
+    for body in ('return "a"', "return [x]", "return x < y", "return 0", "return not x", "return name.lower()",
+                 "return None"):
+        assert results(return_offset, f"def f(x, y, name):\n    {body}\n") == set(), body
+    words = "def f(text):\n    words = text.split()\n    return words\n"
+    assert results(return_offset, words) == set()
+
+
+def test_argument_offset_on_calls_but_not_on_bounds_or_strings() -> None:
+    before = "def f(items, i, x):\n    items.insert(i, x)\n"
+    assert contains(argument_offset, before, "def f(items, i, x):\n    items.insert(i + 1, x)\n")
+    assert contains(argument_offset, "def f(n):\n    return g(n - 1)\n", "def f(n):\n    return g(n)\n")
+    assert contains(argument_offset, "def f(s, w):\n    return s.ljust(w * 2)\n", "def f(s, w):\n    return s.ljust(w * 2 + 1)\n")
+    assert results(argument_offset, "def f(n):\n    return range(n)\n") == set()  # bound_nudge's
+    assert results(argument_offset, 'def f(s):\n    return g("x", s.split(), [1])\n') == set()
+
+
+def test_offsets_rank_below_the_one_token_operators() -> None:
+    text = "def f(xs, k):\n    n = len(xs)\n    return g(n, k) if k < n else n\n"
+    order = sorted(single_candidates("m.py", text, {3: 1.0}, {}), key=lambda c: -c.score)
+    first_offset = next(i for i, c in enumerate(order) if c.operator.endswith("_offset"))
+    assert order[0].operator == "comparison_swap" and first_offset > 5
+
+
+FUNCTION_KEY = src('''
+    from collections import defaultdict
+
+
+    def normalize(name):
+        return name.lower()
+
+
+    def group(rows):
+        totals = defaultdict(int)
+        for row in rows:
+            key = row["name"]
+            totals[key] += row["amount"]
+        return totals
+''')
+
+
+def test_a_local_is_never_replaced_by_a_function_class_or_module() -> None:
+    changed = results(ops.replace_identifier, FUNCTION_KEY)
+    assert changed and not any("totals[normalize]" in c or "totals[defaultdict]" in c for c in changed)
+    assert any("totals[row]" in c for c in changed)  # another local still is
+
+
+def test_returns_of_values_are_never_functions() -> None:
+    text = src('''
+        import os
+
+
+        def helper():
+            return 1
+
+
+        def f(items):
+            count = len(items)
+            return count
+    ''')
+    changed = results(ops.replace_return, text) | results(ops.insert_return, text)
+    assert changed and not any(f"return {name}\n" in c for c in changed for name in ("helper", "os", "f"))
+
+
+def test_types_known_from_annotations_literals_and_constructors() -> None:
+    text = src('''
+        from .models import Row, LIMIT
+
+
+        class Point:
+            pass
+
+
+        def f(items: list, count: int, label="x", origin: Point = None):
+            seen = set()
+            total = 0
+            p = Point()
+            n = len(items)
+            return total - count
+    ''')
+    at = next(n for n in walk(parse(text).root_node) if n.type == "identifier" and text_of(n) == "count"
+              and n.parent is not None and n.parent.type == "binary_operator")
+    kinds = {name: kind_of(name, at) for name in ("items", "count", "label", "origin", "seen", "total", "p", "n",
+                                                 "Point", "Row", "LIMIT", "f", "undefined")}
+    assert kinds == {"items": "list", "count": "number", "label": "str", "origin": "instance:Point", "seen": "set",
+                     "total": "number", "p": "instance:Point", "n": "number", "Point": "class", "Row": "import",
+                     "LIMIT": "value", "f": "function", "undefined": ""}
+    # `total - count`: another number fits, a list, a set, a string or a function does not.
+    assert may_stand_for(at, "n") and may_stand_for(at, "LIMIT")
+    assert not any(may_stand_for(at, name) for name in ("items", "seen", "label", "f", "Point", "Row"))
+
+
+def test_type_checks_at_the_place_of_use() -> None:
+    text = src('''
+        def f(words: list, name: str, i: int, table: dict, flag: bool):
+            a = words[i]
+            b = table[name]
+            c = len(words)
+            return a, b, c
+    ''')
+    root = parse(text).root_node
+    index = next(n for n in walk(root) if text_of(n) == "i" and n.parent is not None and n.parent.type == "subscript")
+    key = next(n for n in walk(root) if text_of(n) == "name" and n.parent is not None and n.parent.type == "subscript")
+    measured = next(n for n in walk(root) if text_of(n) == "words" and n.parent is not None
+                    and n.parent.type == "argument_list")
+    assert not may_stand_for(index, "name") and may_stand_for(index, "flag")  # a list's index is a number
+    assert not may_stand_for(key, "words") and may_stand_for(key, "i")  # a dict's key is hashable
+    assert not may_stand_for(measured, "i") and may_stand_for(measured, "name")  # len() of a number
+
+
+def test_lines_run_at_import_get_value_edits_not_statement_edits() -> None:
+    text = src('''
+        from typing import Dict
+
+
+        class Limits:
+            calls: int = 4
+            table: Dict[str, int] = {}
+    ''')
+    found = single_candidates("m.py", text, {5: 1.0, 6: 1.0}, {})
+    assert {"4 -> 5", "4 -> 3"} <= {c.summary for c in found}
+    assert not {c.operator for c in found} & {"augmented_swap", "delete_statement", "insert_control"}
+    assert not any("str -" in c.summary or "int -" in c.summary for c in found)  # nothing inside an annotation
