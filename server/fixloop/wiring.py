@@ -27,7 +27,9 @@ from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
-from .sandbox.select import choose as choose_sandbox
+from .sandbox.api import SandboxUnavailable
+from .sandbox.backends import SandboxSettings
+from .sandbox.select import choose as choose_sandbox, resolve as resolve_sandbox
 from .strategies.arrange import ArrangedOnUse, arrange, available, default_of
 from .strategies.bandit import Choice, choose as choose_strategy
 from .strategies.outcomes import record_of
@@ -45,6 +47,14 @@ def make_runner(task: Task, settings: Settings) -> PytestRunner:
     return PytestRunner.open(task.workspace, choose_sandbox(settings.sandbox), task.limits, settings.python,
                         task.overlays, settings.pytest_args, warm_workers=settings.warm_workers,
                         copy_rule=settings.workspace.copy_rule())
+
+
+def sandbox_in_use(settings: SandboxSettings) -> tuple[str, str]:
+    """The backend runs would use with these settings, or '' and why none works (probed once, cached)."""
+    try:
+        return str(resolve_sandbox(settings).name), ""
+    except SandboxUnavailable as e:
+        return "", str(e)
 
 
 def with_api_key(settings: Settings, api_key: str) -> Settings:

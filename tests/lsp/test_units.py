@@ -7,7 +7,7 @@ from fixloop.core.patch import hunks
 from fixloop.lsp.parsing import to_bytes
 from fixloop.lsp.positions import line_offsets, position_at, units_for
 from fixloop.lsp.review import apply_line_edits, line_edits, place, proposal_from, taken
-from fixloop.lsp.settings import ServerConfig, overlay, parse_options
+from fixloop.lsp.settings import parse_options
 
 BEFORE = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n"
 AFTER = "a = 10\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 70\nh = 8\n"
@@ -80,19 +80,16 @@ def test_settings_parse_with_messages_and_defaults(tmp_path) -> None:
     assert len(problems) == 3 and not any("5" == p for p in problems)
     config, problems = parse_options("nonsense", None)
     assert problems and config.review == "workspaceEdit"
-    assert overlay({"settings": {"a": 1, "b": 2}}, {"settings": {"b": 3}}) == {"settings": {"a": 1, "b": 3}}
     assert "sk-secret" not in repr(parse_options({"apiKey": "sk-secret"}, None)[0])
 
 
 def test_an_empty_array_is_no_settings(tmp_path) -> None:
     # Lua clients send an empty table as `[]`: that is "nothing set", not a mistake to report.
     (tmp_path / "pyproject.toml").write_text("[tool.fixloop]\nmax_iterations = 7\n")
-    config, problems = parse_options({"review": "client", "settings": []}, tmp_path,
-                                     where="workspace/configuration fixloop")
+    config, problems = parse_options({"review": "client", "settings": []}, tmp_path, answer=[])
     assert problems == [] and config.review == "client" and config.settings.max_iterations == 7
-    previous = ServerConfig(review="client", api_key="k")
-    config, problems = parse_options([], tmp_path, previous)
-    assert problems == [] and config == previous
+    config, problems = parse_options([], tmp_path, {"settings": [], "workspaceSettings": []})
+    assert problems == [] and config.settings.max_iterations == 7
     config, problems = parse_options({"settings": [1]}, tmp_path)
     assert problems == ["initializationOptions.settings: expected an object; using defaults"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import Any, Callable, Mapping
 
@@ -10,7 +11,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..core.integrity import is_test_file
 from ..core.model import Scope
 from ..goal.request import Goal
-from .contract import ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SHOW_RUN, STATS, TEMPLATES
+from .contract import (ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SETTINGS, SHOW_RUN, STATS,
+                       TEMPLATES)
 from .diagnostics import DiagnosticsEngine
 from .editor import Editor
 from .history import HistoryCommands
@@ -19,6 +21,7 @@ from .past_fixes import checker, past_fix
 from .paths import BadInput, is_python, read_disk_text, relative_path
 from .review_edits import Reviewer
 from .runs import RunManager
+from .settings import effective
 from .templates import TemplateCommands
 
 Handler = Callable[[Mapping[str, Any]], Any]  # the command's argument -> its result (or an awaitable of it)
@@ -145,6 +148,16 @@ def fix_goal(editor: Editor, arg: Mapping[str, Any]) -> Goal | None:
     return Goal(text.strip(), yes, rel or "", cursor_line)
 
 
+async def settings_in_effect(editor: Editor) -> dict[str, Any]:
+    """`fixloop.settings`: what the runs use, whatever the workspace asked for; the sandbox as probed here."""
+    from .. import wiring
+
+    config = editor.config()
+    backend, problem = await asyncio.get_running_loop().run_in_executor(
+        None, wiring.sandbox_in_use, config.settings.sandbox)
+    return {**effective(config), "sandbox": {"backend": backend, "problem": problem}}
+
+
 def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: DiagnosticsEngine
              ) -> dict[str, Handler]:
     """Every command of the contract, by id."""
@@ -169,6 +182,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         REPORT: past.report,
         APPLY_PAST: lambda arg: apply_past_fix(editor, diagnostics, runs, arg),
         TEMPLATES: mined.templates,
+        SETTINGS: lambda arg: settings_in_effect(editor),
     }
 
 

@@ -14,7 +14,9 @@ HISTORY, STATS, REPORT = "fixloop.history", "fixloop.stats", "fixloop.report"
 WRITE_TESTS = "fixloop.writeTests"  # {uri, position}: tests for the function there, offered as a new file
 APPLY_PAST = "fixloop.applyPastFix"  # a memory warning's past fix: checked, then offered for review
 TEMPLATES = "fixloop.templates"  # the mined templates: list, show, approve, reject
-COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, WRITE_TESTS, APPLY_PAST, TEMPLATES)
+SETTINGS = "fixloop.settings"  # the settings in effect, what the workspace asked for and did not get, the sandbox
+COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, WRITE_TESTS, APPLY_PAST, TEMPLATES,
+            SETTINGS)
 
 RUN_FINISHED = "fixloop/runFinished"  # notification: a run's summary, sent when any run ends
 

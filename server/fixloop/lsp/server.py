@@ -37,7 +37,8 @@ from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, 
 from .review_edits import Reviewer
 from .write_tests import TestWriter
 from .runs import RunManager, SessionFactory, default_session_factory
-from .settings import ServerConfig, overlay, parse_options
+from .isolation import scrub_sys_path
+from .settings import ServerConfig, parse_options
 
 log = logging.getLogger("fixloop.lsp")
 CLEANUP_SECONDS = 30.0
@@ -96,6 +97,7 @@ class FixloopServer(LanguageServer):
         self.root: Path | None = None
         self.init_options: Any = None
         self.pending_problems: list[str] = []
+        self.said: set[str] = set()  # settings problems already shown (each configuration pull finds them again)
         self.editor = Editor(root=lambda: self.root, config=lambda: self.config, workspace=lambda: self.workspace,
                              capabilities=lambda: self.client_capabilities, show=self.show, log=self.log,
                              choose=self.choose)
@@ -127,12 +129,20 @@ class FixloopServer(LanguageServer):
     def log(self, message: str, kind: t.MessageType = t.MessageType.Info) -> None:
         self.window_log_message(t.LogMessageParams(type=kind, message=message))
 
-    def apply_config(self, raw: Any, where: str) -> None:
-        config, problems = parse_options(raw, self.root, self.config, where)
+    def warn_settings(self, problems: Sequence[str]) -> None:
+        """Each settings problem once per server: a configuration pull finds the project's again."""
+        for p in problems:
+            if p not in self.said:
+                self.said.add(p)
+                self.show(t.MessageType.Warning, f"fixloop settings: {p}")
+
+    def apply_config(self, answer: Any) -> None:
+        """The client's `workspace/configuration` answer, over the user's initializationOptions (settings.py
+        says who may decide what)."""
+        config, problems = parse_options(self.init_options, self.root, answer)
         before = self.config.settings.diagnostics
         self.config = config
-        for p in problems:
-            self.show(t.MessageType.Warning, f"fixloop settings: {p}")
+        self.warn_settings(problems)
         if config.settings.diagnostics != before:
             self.diagnostics.refresh_all()
 
@@ -149,7 +159,7 @@ class FixloopServer(LanguageServer):
             return
         value = values[0] if values else None
         if value is not None:
-            self.apply_config(overlay(self.init_options, value), "workspace/configuration fixloop")
+            self.apply_config(value)
 
 
 def _workspace_root(params: t.InitializeParams) -> Path | None:
@@ -190,13 +200,15 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
     @server.feature(t.INITIALIZE)
     def initialize(ls: FixloopServer, params: t.InitializeParams) -> None:
         ls.root = _workspace_root(params)
+        if ls.root is not None:
+            for entry in scrub_sys_path(ls.root):
+                log.warning("dropped %s from the module search path: it is inside the workspace", entry)
         ls.init_options = params.initialization_options
         ls.config, ls.pending_problems = parse_options(params.initialization_options, ls.root)
 
     @server.feature(t.INITIALIZED)
     async def initialized(ls: FixloopServer, params: t.InitializedParams) -> None:
-        for p in ls.pending_problems:
-            ls.show(t.MessageType.Warning, f"fixloop settings: {p}")
+        ls.warn_settings(ls.pending_problems)
         ls.pending_problems = []
         if ls.root is None:
             ls.show(t.MessageType.Warning, "fixloop: no workspace folder is open; diagnostics only, no fixes")
