@@ -102,10 +102,10 @@ def _clear_leftovers(home: Path, keep: str | None) -> None:
             shutil.rmtree(child, ignore_errors=True)
 
 
-def _run(cmd: list[str], what: str) -> tuple[int, list[str]]:
-    """Runs `cmd`, passing its lines on as progress; returns the status and the output."""
+def _run(cmd: list[str], what: str, cwd: Path) -> tuple[int, list[str]]:
+    """Runs `cmd` in `cwd`, passing its lines on as progress; returns the status and the output."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            text=True, errors="replace")
+                            text=True, errors="replace", cwd=cwd)
     lines: list[str] = []
     try:
         assert proc.stdout is not None
@@ -162,19 +162,22 @@ def with_extras(source: str) -> str:
 
 def _install_into(home: Path, env: Path, source: str, expect: str | None) -> dict[str, str]:
     emit(progress=f"creating a virtual environment with Python {sys.version.split()[0]}")
-    status, lines = _run([sys.executable, "-m", "venv", str(env)], "venv")
+    # -I and the home folder as the working directory, for every step: `-m` and `-c` put the current folder
+    # first on sys.path (an editor may start this in a project with its own `pip/` or `venv.py`), and pip
+    # takes a bare name that is a folder there (`fixloop/` with a setup.py) for a local project to build.
+    status, lines = _run([sys.executable, "-I", "-m", "venv", str(env)], "venv", home)
     if status != 0:
         fail("no-venv", f"{sys.executable} cannot create virtual environments (on Debian/Ubuntu: apt install "
              "python3-venv), or use another Python. It said:\n" + "\n".join(lines[-5:]))
     python = _python_in(env)
     emit(progress="installing the fixloop server and its dependencies (pip)")
-    status, lines = _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-                          "--progress-bar", "off", with_extras(source)], "pip")
+    status, lines = _run([str(python), "-I", "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+                          "--progress-bar", "off", with_extras(source)], "pip", home)
     if status != 0:
         fail(*_pip_problem(lines))
     emit(progress="checking the server")
-    check = subprocess.run([str(python), "-c", "import fixloop, fixloop.lsp.server; print(fixloop.__version__)"],
-                           capture_output=True, text=True, timeout=300)
+    check = subprocess.run([str(python), "-I", "-c", "import fixloop, fixloop.lsp.server; print(fixloop.__version__)"],
+                           capture_output=True, text=True, timeout=300, cwd=home)
     version = check.stdout.strip()
     if check.returncode != 0 or (expect and version != expect):
         why = check.stderr.strip().splitlines()[-1:] if check.returncode else [f"got version {version}, "

@@ -61,11 +61,11 @@ def offline_env(index: str = "http://127.0.0.1:9/simple") -> dict[str, str]:
 
 
 def run(home: Path, source: Path | str, env: dict[str, str], python: str = sys.executable,
-        expect: str | None = None) -> tuple[int, list[dict]]:
+        expect: str | None = None, cwd: Path | None = None) -> tuple[int, list[dict]]:
     cmd = [python, str(INSTALLER), "--home", str(home), "--source", str(source)]
     if expect:
         cmd += ["--expect-version", expect]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
@@ -132,6 +132,19 @@ def test_install_switch_and_reinstall(tmp_path: Path) -> None:
     status, out = run(home, make_wheel(tmp_path / "new", "0.2.0"), offline_env())
     assert status == 0 and out[-1]["version"] == "0.2.0"
     assert not first_env.exists() and len(list((home / "envs").iterdir())) == 1
+
+
+@pytest.mark.e2e
+def test_started_in_a_hostile_project_it_imports_nothing_of_it(tmp_path: Path) -> None:
+    """Editors may start the installer with a project as the current folder: `-m venv`, `-m pip` and the
+    check's `-c import fixloop` would import a `venv.py`, a `pip/` or a `fixloop/` from there."""
+    project, proof = tmp_path / "project", tmp_path / "proof"
+    for rel in ("venv.py", "pip/__init__.py", "fixloop/__init__.py", "fixloop/lsp/__init__.py", "fixloop/lsp/server.py"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(f"open({str(proof)!r}, 'a').write(__name__ + '\\n')\n__version__ = '0.1.0'\n")
+    code, events = run(tmp_path / "home", make_wheel(tmp_path), offline_env(), cwd=project)
+    assert code == 0 and events[-1]["ok"] is True, events
+    assert not proof.exists(), proof.read_text()
 
 
 @pytest.mark.e2e
