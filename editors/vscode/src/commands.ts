@@ -158,6 +158,17 @@ export function registerCommands(
     // The secrets' onDidChange listener restarts the server.
   });
 
+  register("fixloop.client.showSettings", async () => {
+    // What the runs use: the user's settings, what the workspace asked for and did not get, the sandbox here.
+    const report = await server.execute<object>("fixloop.settings", {});
+    if (report) {
+      const text = JSON.stringify(report, null, 2);
+      output.appendLine(`fixloop: settings in effect: ${JSON.stringify(report)}`);
+      const document = await vscode.workspace.openTextDocument({ content: text, language: "json" });
+      await vscode.window.showTextDocument(document, { preview: true });
+    }
+  });
+
   register("fixloop.client.restart", () => server.restart());
   register("fixloop.client.showLog", () => output.show());
 }

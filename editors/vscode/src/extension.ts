@@ -4,7 +4,7 @@ import { registerCommands } from "./commands";
 import { registerHistoryCommands } from "./history";
 import { ManagedServer, registerServerCommands } from "./install";
 import { RedactingChannel } from "./output";
-import { onInterpreterChange } from "./python";
+import { onInterpreterChange, userPythonPath } from "./python";
 import { API_KEY_SECRET, ServerController } from "./server";
 import { affectsServer } from "./settings";
 import { StatusItem } from "./status";
@@ -36,7 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     () => vscode.workspace.getConfiguration("fixloop").get<string>("trace.server", "off") !== "off",
   );
   const managed = new ManagedServer(context, output);
-  server = new ServerController(context.secrets, output, status, announce, managed);
+  server = new ServerController(context.secrets, output, status, announce, () => managed.neutral(), managed);
   controller = server;
   context.subscriptions.push(output, status, server);
   registerCommands(context, server, output);
@@ -52,6 +52,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         restart();
       }
     }),
+    // Leaving Restricted Mode: the Python extension's interpreter and the user's `none` backend become possible.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => restart()),
     context.secrets.onDidChange((event) => {
       if (event.key === API_KEY_SECRET) {
         restart();
@@ -59,7 +61,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   const interpreterWatch = await onInterpreterChange(() => {
-    if (!vscode.workspace.getConfiguration("fixloop").get<string>("pythonPath")) {
+    if (!userPythonPath(undefined)) {
       restart();
     }
   });

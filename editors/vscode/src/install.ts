@@ -1,9 +1,11 @@
 // The managed server: offers to install fixloop into a private environment in the extension's global
 // storage (the wheel that matches this extension ships in the .vsix), shows progress, and explains failures.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { bundledWheel, candidates, findPython, Installed, readInstalled, runInstaller } from "./managed";
 import { RedactingChannel } from "./output";
+import { userPythonPath } from "./python";
 
 const DECLINED_KEY = "fixloop.managedServer.declined"; // "own": the user keeps their interpreter
 const MISMATCH_KEY = "fixloop.managedServer.ignoredMismatch";
@@ -11,12 +13,21 @@ const MISMATCH_KEY = "fixloop.managedServer.ignoredMismatch";
 export class ManagedServer {
   readonly home: string;
   readonly extensionVersion: string;
+  /** The working folder of every interpreter the extension starts: its own, never the workspace. */
+  readonly cwd: string;
   private offered = false; // the install offer was shown this session
   private installing: Promise<Installed | undefined> | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly output: RedactingChannel) {
     this.home = join(context.globalStorageUri.fsPath, "server");
+    this.cwd = context.globalStorageUri.fsPath;
     this.extensionVersion = String(context.extension.packageJSON.version);
+  }
+
+  /** `cwd`, made if it is not there yet. */
+  neutral(): string {
+    mkdirSync(this.cwd, { recursive: true });
+    return this.cwd;
   }
 
   installed(): Installed | undefined {
@@ -62,7 +73,7 @@ export class ManagedServer {
       return this.failed(`this build of the extension has no server wheel (fixloop-${this.extensionVersion}-py3-none-any.whl ` +
         `in ${serverDir}); reinstall the extension, or set "fixloop.pythonPath" to a Python that has fixloop.`, preferred);
     }
-    const found = await findPython(candidates(preferred));
+    const found = await findPython(candidates(preferred), this.neutral());
     if (!found.ok) {
       return this.failed(found.message, preferred);
     }
@@ -74,7 +85,7 @@ export class ManagedServer {
         return runInstaller(found.python, installer, this.home, wheel, this.extensionVersion, (message) => {
           this.output.info(`fixloop install: ${message}`);
           progress.report({ message });
-        }, {
+        }, this.neutral(), {
           get cancelled() {
             return cancelled;
           },
@@ -139,7 +150,7 @@ export function registerServerCommands(context: vscode.ExtensionContext, managed
       if (!installed) {
         return;
       }
-      const setting = vscode.workspace.getConfiguration("fixloop").get<string>("pythonPath", "").trim();
+      const setting = userPythonPath(undefined);
       if (setting) {
         void vscode.window.showInformationMessage(`fixloop: "fixloop.pythonPath" is set, so the server still runs ` +
           `from ${setting}; clear the setting to use the one just installed.`, "Open Settings").then((choice) => {

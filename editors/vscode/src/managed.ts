@@ -43,9 +43,11 @@ export function bundledWheel(serverDir: string, version: string): string | undef
   }
 }
 
-function pythonVersion(python: string): Promise<[number, number] | undefined> {
+// Every interpreter here runs isolated (-I) in a folder of the extension's own: a project's `sys.py`-style
+// shadows or `sitecustomize` are never importable, whatever folder the editor was started in.
+function pythonVersion(python: string, cwd: string): Promise<[number, number] | undefined> {
   return new Promise((resolve) => {
-    execFile(python, ["-c", "import sys; print(sys.version_info[0], sys.version_info[1])"], { timeout: 20_000 },
+    execFile(python, ["-I", "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"], { timeout: 20_000, cwd },
       (error, stdout) => {
         const parts = stdout.trim().split(" ").map(Number);
         resolve(error || parts.length !== 2 || parts.some(Number.isNaN) ? undefined : [parts[0], parts[1]]);
@@ -60,10 +62,10 @@ export function candidates(preferred: string | undefined): string[] {
 }
 
 /** The first candidate that runs and is new enough; else why none is. */
-export async function findPython(list: string[]): Promise<Found> {
+export async function findPython(list: string[], cwd: string): Promise<Found> {
   const old: string[] = [];
   for (const python of list) {
-    const version = await pythonVersion(python);
+    const version = await pythonVersion(python, cwd);
     if (!version) {
       continue;
     }
@@ -86,12 +88,12 @@ export interface Cancel {
   onCancel(listener: () => void): void;
 }
 
-/** Runs the installer; `progress` gets each step. Never rejects: failures come back as messages. */
+/** Runs the installer in `cwd`; `progress` gets each step. Never rejects: failures come back as messages. */
 export function runInstaller(python: string, installer: string, home: string, source: string, expect: string,
-  progress: (message: string) => void, cancel?: Cancel, env?: NodeJS.ProcessEnv): Promise<InstallResult> {
+  progress: (message: string) => void, cwd: string, cancel?: Cancel, env?: NodeJS.ProcessEnv): Promise<InstallResult> {
   return new Promise((resolve) => {
-    const child = spawn(python, [installer, "--home", home, "--source", source, "--expect-version", expect],
-      { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
+    const child = spawn(python, ["-I", installer, "--home", home, "--source", source, "--expect-version", expect],
+      { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env, cwd });
     let last: InstallResult | undefined;
     let buffered = "";
     let stderr = "";

@@ -13,20 +13,41 @@ import {
 import { checkHandshake, PROTOCOL_VERSION } from "./handshake";
 import { ManagedServer } from "./install";
 import { RedactingChannel } from "./output";
-import { probeFixloop, resolveInterpreter } from "./python";
+import { probeFixloop, resolveInterpreter, Trust } from "./python";
 import { RunFeature } from "./runs";
-import { initializationOptions, serverSettings, SettingsTree } from "./settings";
+import { configurationAnswer, initializationOptions, Inspected, ScopedSettings, scopedSettings, userOnlyKeysIn } from "./settings";
 import { StatusItem } from "./status";
 import { RunSummary } from "./summary";
 
 export const API_KEY_SECRET = "fixloop.anthropicApiKey";
 
-function currentSettings(scope: vscode.Uri | undefined): SettingsTree {
+function currentSettings(scope: vscode.Uri | undefined): ScopedSettings {
   const config = vscode.workspace.getConfiguration("fixloop", scope);
-  return serverSettings((key) => {
-    const seen = config.inspect(key);
-    return seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
-  });
+  return scopedSettings((key) => config.inspect(key) as Inspected | undefined);
+}
+
+/** The workspace's settings files (each folder's .vscode/settings.json, a .code-workspace file). */
+async function workspaceSettingsFiles(): Promise<vscode.Uri[]> {
+  const files = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.Uri.joinPath(f.uri, ".vscode", "settings.json"));
+  const workspaceFile = vscode.workspace.workspaceFile;
+  return workspaceFile?.scheme === "file" ? [...files, workspaceFile] : files;
+}
+
+/**
+ * `fixloop.<key>` of each user-only setting the workspace sets, by VS Code's reading or in its files (VS Code
+ * drops a machine or application setting from a workspace file before the extension could see it).
+ */
+async function ignoredWorkspaceSettings(scoped: ScopedSettings): Promise<string[]> {
+  const found = new Set(scoped.ignored);
+  for (const file of await workspaceSettingsFiles()) {
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+      userOnlyKeysIn(text).forEach((key) => found.add(key));
+    } catch {
+      // no such file
+    }
+  }
+  return [...found];
 }
 
 export class ServerController implements vscode.Disposable {
@@ -34,6 +55,7 @@ export class ServerController implements vscode.Disposable {
   private chain: Promise<void> = Promise.resolve();
   private problem = "the fixloop server is not running";
   private apiKey: string | undefined;
+  private named = ""; // the ignored workspace settings last named to the user
   /** The server that runs (or was last tried), for "fixloop: Show server version". */
   current: { python: string; source: string; version?: string } | undefined;
 
@@ -42,6 +64,7 @@ export class ServerController implements vscode.Disposable {
     private readonly output: RedactingChannel,
     private readonly status: StatusItem,
     private readonly onFinished: (summary: RunSummary) => void,
+    private readonly neutral: () => string,
     private readonly managed?: ManagedServer,
   ) {}
 
@@ -81,10 +104,38 @@ export class ServerController implements vscode.Disposable {
     }
   }
 
+  /** Says once which of the workspace's settings are not taken (docs/protocol.md, "Where settings come from"). */
+  private async nameIgnored(scoped: ScopedSettings, trusted: boolean): Promise<void> {
+    const ignored = await ignoredWorkspaceSettings(scoped);
+    const key = ignored.join(",");
+    if (!ignored.length || key === this.named) {
+      return;
+    }
+    this.named = key;
+    const text = `fixloop: ignored the workspace's ${ignored.join(", ")}: only your user settings choose the ` +
+      "interpreter, the sandbox, the memory's location, the model and the budget" +
+      (trusted ? "." : " (and this workspace is in Restricted Mode).");
+    this.output.warn(text);
+    void vscode.window.showWarningMessage(text, "Open User Settings").then((choice) => {
+      if (choice) {
+        void vscode.commands.executeCommand("workbench.action.openSettings", ignored[0]);
+      }
+    });
+  }
+
   private async startClient(): Promise<void> {
     this.status.starting();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const interpreter = await resolveInterpreter(folder);
+    const trusted = vscode.workspace.isTrusted;
+    const trust: Trust = { trusted, folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), cwd: this.neutral() };
+    const scoped = currentSettings(folder);
+    await this.nameIgnored(scoped, trusted);
+    const interpreter = await resolveInterpreter(folder, trust);
+    if (interpreter.refused) {
+      this.output.error(interpreter.refused);
+      this.fail(`fixloop: ${interpreter.refused}`, []);
+      return;
+    }
     // With no fixloop.pythonPath, a server the extension installed wins over the selected interpreter.
     const fromSetting = interpreter.source === "the setting fixloop.pythonPath";
     const installed = fromSetting ? undefined : this.managed?.installed();
@@ -92,7 +143,7 @@ export class ServerController implements vscode.Disposable {
     const source = installed ? "the private environment of the extension" : interpreter.source;
     this.current = { python, source };
     this.output.info(`fixloop: Python is ${python} (from ${source})`);
-    const probe = await probeFixloop(python, folder?.fsPath);
+    const probe = await probeFixloop(python, trust.cwd);
     if (!probe.ok && !fromSetting && this.managed) {
       const why = probe.problem === "no-python" ? `No Python to run the fixloop server was found (${python}).`
         : `fixloop is not installed in ${python}.`;
@@ -119,11 +170,13 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.apiKey = await this.secrets.get(API_KEY_SECRET);
+    // Isolated, in a folder of the extension's own: the workspace reaches the server as rootUri only, never on
+    // its module search path (a repository's `fixloop/` or `json.py` would run on the host otherwise).
     const serverOptions: ServerOptions = {
       command: python,
-      args: ["-m", "fixloop.lsp.server"], // vscode-languageclient appends --stdio
+      args: ["-I", "-m", "fixloop.lsp.server"], // vscode-languageclient appends --stdio
       transport: TransportKind.stdio,
-      options: { cwd: folder?.fsPath },
+      options: { cwd: trust.cwd },
     };
     let stopping = false;
     let started = false;
@@ -132,7 +185,7 @@ export class ServerController implements vscode.Disposable {
       documentSelector: [{ scheme: "file", language: "python" }],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: initializationOptions(currentSettings(folder), this.apiKey),
+      initializationOptions: initializationOptions(scoped, trusted, this.apiKey),
       middleware: {
         workspace: {
           configuration: async (params, token, next) => {
@@ -143,7 +196,7 @@ export class ServerController implements vscode.Disposable {
             // The section has the shape of initializationOptions (docs/protocol.md), minus the API key.
             return params.items.map((item, i) =>
               item.section === "fixloop"
-                ? { settings: currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder) }
+                ? configurationAnswer(currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder))
                 : answers[i],
             );
           },

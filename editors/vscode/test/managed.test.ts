@@ -35,26 +35,26 @@ test("candidates put the user's interpreter first", () => {
 });
 
 test("findPython: no Python at all, then only an old one, then a good one", async () => {
-  const none = await findPython(["/no/such/python3", "/no/such/python"]);
+  const none = await findPython(["/no/such/python3", "/no/such/python"], tmpdir());
   assert.equal(none.ok, false);
   assert.match(!none.ok ? none.message : "", /no Python was found .*\/no\/such\/python3.*3\.10 or newer/);
   if (existsSync(OLD_PYTHON)) {
-    const old = await findPython(["/no/such/python3", OLD_PYTHON]);
+    const old = await findPython(["/no/such/python3", OLD_PYTHON], tmpdir());
     assert.equal(old.ok ? "" : old.problem, "old-python");
     assert.match(!old.ok ? old.message : "", /too old .*Python 3\.9/);
   }
-  const good = await findPython(["/no/such/python3", "python3"]);
+  const good = await findPython(["/no/such/python3", "python3"], tmpdir());
   assert.equal(good.ok, true);
 });
 
 test("runInstaller reports the installer's message for an old Python, and a Python that cannot run", async () => {
   const home = join(mkdtempSync(join(tmpdir(), "fixloop-home-")), "server");
   if (existsSync(OLD_PYTHON)) {
-    const old = await runInstaller(OLD_PYTHON, INSTALLER, home, "x.whl", "0.1.0", () => undefined);
+    const old = await runInstaller(OLD_PYTHON, INSTALLER, home, "x.whl", "0.1.0", () => undefined, tmpdir());
     assert.equal(old.ok ? "" : old.problem, "old-python");
     assert.equal(existsSync(home), false, "nothing was created");
   }
-  const gone = await runInstaller("/no/such/python", INSTALLER, home, "x.whl", "0.1.0", () => undefined);
+  const gone = await runInstaller("/no/such/python", INSTALLER, home, "x.whl", "0.1.0", () => undefined, tmpdir());
   assert.equal(gone.ok ? "" : gone.problem, "no-python");
 });
 
@@ -64,7 +64,7 @@ test("runInstaller passes progress on and reads a failure (a source pip cannot f
   const steps: string[] = [];
   const env = { ...process.env, PIP_CONFIG_FILE: "/dev/null", PIP_INDEX_URL: "http://127.0.0.1:9/simple", PIP_RETRIES: "0",
     PIP_FIND_LINKS: "", PIP_NO_CACHE_DIR: "1" };
-  const result = await runInstaller("python3", INSTALLER, home, "/no/such/fixloop.whl", "0.1.0", (m) => steps.push(m), undefined, env);
+  const result = await runInstaller("python3", INSTALLER, home, "/no/such/fixloop.whl", "0.1.0", (m) => steps.push(m), tmpdir(), undefined, env);
   assert.equal(result.ok, false);
   assert.ok(steps.some((s) => s.startsWith("creating a virtual environment")), JSON.stringify(steps));
   assert.equal(readInstalled(home), undefined);
