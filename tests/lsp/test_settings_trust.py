@@ -125,3 +125,11 @@ async def test_the_server_reports_the_users_settings_and_names_the_workspaces(pr
         shown = " ".join(m.message for m in s.client.messages)
         assert "sandbox.backend" in shown and "llm.base_url" in shown
         assert len([m for m in s.client.messages if "memory.uri" in m.message]) == 1  # named once, not per pull
+
+
+def test_an_echo_of_the_users_settings_after_a_tightening_is_no_request(tmp_path: Path) -> None:
+    # The user allows 30 iterations, the workspace lowers it to 3; the configuration answer echoes the 30.
+    init = {"settings": {"max_iterations": 30}, "workspaceSettings": {"max_iterations": 3}}
+    config, problems = parse_options(init, tmp_path, {"settings": {"max_iterations": 30},
+                                                       "workspaceSettings": {"max_iterations": 3}})
+    assert config.settings.max_iterations == 3 and problems == []

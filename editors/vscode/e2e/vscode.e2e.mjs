@@ -24,7 +24,9 @@ const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 180_000); // one fixloop ru
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
 const results = [];
-const settingsFile = join(ws, ".vscode", "settings.json");
+// The user's fixloop settings (code-server's Machine settings: the interpreter and the memory's location are
+// machine-scoped, a workspace's value is ignored).
+const settingsFile = env("E2E_SETTINGS");
 const goodSettings = readFileSync(settingsFile, "utf8"); // no fixloop.pythonPath: the managed server
 const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
 const userDir = env("E2E_USER_DIR");

@@ -169,10 +169,13 @@ def ask_quantity() -> int:
 PY
 # A Python that cannot import fixloop even when PYTHONPATH points at the sources (-I ignores it).
 printf '#!/bin/sh\nexec %s -I "$@"\n' "$(command -v python3)" > "$work/bin/python-without-fixloop"
-# Pythons whose "fixloop" is a misbehaving fake (e2e/fake_server): an old protocol, and a crash.
+# Pythons whose "fixloop" is a misbehaving fake (e2e/fake_server): an old protocol, and a crash. The server
+# starts isolated (-I ignores PYTHONPATH), so the fake is installed the way a package is: a virtualenv whose
+# site-packages has a .pth naming it.
+python3 -m venv --without-pip "$work/fake-venv"
+echo "$here/e2e/fake_server" > "$("$work/fake-venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fixloop-fake.pth"
 for mode in old-protocol crash; do
-  printf '#!/bin/sh\nFIXLOOP_FAKE_MODE=%s PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec %s "$@"\n' \
-    "$mode" "$here/e2e/fake_server" "$python" > "$work/bin/python-fake-$mode"
+  printf '#!/bin/sh\nFIXLOOP_FAKE_MODE=%s exec %s "$@"\n' "$mode" "$work/fake-venv/bin/python" > "$work/bin/python-fake-$mode"
 done
 chmod +x "$work/bin/"*
 mkdir -p "$ws/.vscode"
@@ -183,15 +186,22 @@ fi
 # pip's config for the extension host: first a closed port (the install must fail with a message), then the
 # browser test empties it and presses Retry.
 printf '[global]\nindex-url = http://127.0.0.1:9/simple\nretries = 0\ntimeout = 3\n' > "$work/pip.conf"
+# The user's own fixloop settings: the interpreter, the sandbox and the memory's location are machine-scoped
+# (a workspace's value is ignored), and code-server, a remote window, reads those from its Machine settings.
 cat > "$ws/.vscode/settings.json" <<JSON
 {
-  "fixloop.memory.location": "$work/memory",
   "fixloop.trace.server": "verbose"
+}
+JSON
+mkdir -p "$work/user/Machine"
+cat > "$work/user/Machine/settings.json" <<JSON
+{
+  "fixloop.memory.location": "$work/memory"
 }
 JSON
 only=${FIXLOOP_E2E_ONLY:-}
 if [ -n "$only" ]; then   # no install check runs: the server comes from $python
-  sed -i "s|^{|{\n  \"fixloop.pythonPath\": \"$python\",|" "$ws/.vscode/settings.json"
+  sed -i "s|^{|{\n  \"fixloop.pythonPath\": \"$python\",|" "$work/user/Machine/settings.json"
 fi
 # A memory with two fixes of one kind: the mined template the templates check reviews.
 "$python" "$here/e2e/seed_templates.py" "$work/templates-memory" || die "seeding the templates memory failed"
@@ -234,7 +244,8 @@ log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
 # --- the browser test --------------------------------------------------------------------------------
 t0=$(date +%s)
 set +e
-E2E_ONLY=$only E2E_TEMPLATES_MEMORY=$work/templates-memory E2E_PIP_CONF=$work/pip.conf E2E_USER_DIR=$work/user E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
+E2E_ONLY=$only E2E_TEMPLATES_MEMORY=$work/templates-memory E2E_PIP_CONF=$work/pip.conf E2E_USER_DIR=$work/user \
+  E2E_SETTINGS=$work/user/Machine/settings.json E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS=$ws E2E_SHOTS=$out \
   E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_PYTHON=$python \
   E2E_BARE_PYTHON=$work/bin/python-without-fixloop E2E_OLD_PYTHON=$work/bin/python-fake-old-protocol \
   E2E_CRASH_PYTHON=$work/bin/python-fake-crash E2E_CHROMIUM=$(command -v chromium) \
@@ -275,15 +286,19 @@ fi   # the main suite
 # on 127.0.0.1 (tests/llm/goal_model.py) with a made-up key. The offline copy says `offline = true`.
 goal_suite() {
   local gw=$work/goal kind
-  mkdir -p "$gw/user/User"
+  mkdir -p "$gw/user/User" "$gw/user/Machine"
   cp "$work/user/User/settings.json" "$gw/user/User/settings.json"
+  cat > "$gw/user/Machine/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.memory.location": "$gw/memory"
+}
+JSON
   for kind in offline model; do
     mkdir -p "$gw/$kind/.vscode"
     tar -C "$repo/editors/shared/fixtures/goal_shop" --exclude=__pycache__ --exclude=.fixloop -cf - . | tar -C "$gw/$kind" -xf -
     cat > "$gw/$kind/.vscode/settings.json" <<JSON
 {
-  "fixloop.pythonPath": "$python",
-  "fixloop.memory.location": "$gw/memory-$kind",
   "fixloop.trace.server": "verbose"
 }
 JSON

@@ -73,12 +73,13 @@ def parse_options(init: Any, workspace: Path | None, answer: Any = None) -> tupl
         problems.append(f"{INIT}.workspaceTrusted: expected true or false; taken as false")
         trusted = False
     ignored: list[str] = []
-    settings = _untrusted(options.get("workspaceSettings"), settings, workspace, "workspace settings",
+    own = dataclasses.asdict(settings)  # the user's: a workspace value equal to one of these is an echo, no request
+    settings = _untrusted(options.get("workspaceSettings"), settings, own, workspace, "workspace settings",
                           problems, ignored)
     if answer is not None and not _empty_array(answer):
         reply = _object(answer, ANSWER, ANSWER_KEYS, problems)
         for key in ("settings", "workspaceSettings"):
-            settings = _untrusted(reply.get(key), settings, workspace, f"{ANSWER}.{key}", problems, ignored)
+            settings = _untrusted(reply.get(key), settings, own, workspace, f"{ANSWER}.{key}", problems, ignored)
         for key, now in (("review", review), ("apiKey", api_key)):
             if key in reply and reply[key] != now:
                 ignored.append(f"{ANSWER}.{key}: ignored, it is taken only from {INIT} (your own settings; the "
@@ -100,16 +101,16 @@ def _object(raw: Any, where: str, keys: tuple[str, ...], problems: list[str]) ->
     return raw
 
 
-def _untrusted(table: Any, settings: Settings, workspace: Path | None, where: str, problems: list[str],
-               ignored: list[str]) -> Settings:
+def _untrusted(table: Any, settings: Settings, own: Mapping[str, Any], workspace: Path | None, where: str,
+               problems: list[str], ignored: list[str]) -> Settings:
     """`table` over `settings` as a project file may set it: refused keys named in `ignored`."""
     if table is None or _empty_array(table):
         return settings
     if not isinstance(table, Mapping):
         problems.append(f"{where}: expected an object; ignored")
         return settings
-    # A value the user's own settings already hold is no request (a client may echo them back).
-    wanted = _changes(table, dataclasses.asdict(settings))
+    # A value the user's own settings hold, or already in effect, is no request (clients echo them back).
+    wanted = _changes(_changes(table, own), dataclasses.asdict(settings))
     if workspace is None and "python" in wanted:
         ignored.append(f"{where}: python: ignored, there is no workspace folder for it to be inside")
         wanted.pop("python")
