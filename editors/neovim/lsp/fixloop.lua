@@ -8,6 +8,8 @@ return {
   cmd = function(dispatchers)
     return require('fixloop.lsp').start(dispatchers)
   end,
+  -- For a cmd list given with vim.lsp.config: the plugin's own folder, never the project's.
+  cmd_cwd = config.neutral_dir(),
   filetypes = opts.filetypes,
   root_markers = opts.root_markers,
   root_dir = function(bufnr, on_dir)
@@ -15,8 +17,8 @@ return {
   end,
   -- review = 'client': the server never edits files by itself; :FixloopReview reports each decision.
   init_options = config.init_options(opts),
-  -- workspace/configuration section `fixloop` has the initializationOptions shape (docs/protocol.md).
-  settings = { fixloop = config.init_options(opts) },
+  -- workspace/configuration section `fixloop`: the user's settings (docs/protocol.md).
+  settings = { fixloop = config.configuration(opts) },
   on_init = function(client, result)
     require('fixloop.lsp').on_init(client, result)
   end,

@@ -15,7 +15,7 @@ H.test('a working install: server imports, sandbox and key reported, key not sho
   vim.env.ANTHROPIC_API_KEY = nil
   H.contains(text, 'fixloop: Neovim')
   H.contains(text, 'OK Neovim 0.')
-  H.contains(text, 'command: ' .. H.python .. ' -m fixloop.lsp.server --stdio')
+  H.contains(text, 'command: ' .. H.python .. ' -I -m fixloop.lsp.server --stdio')
   H.contains(text, 'imports (Python 3.')
   H.contains(text, 'fixloop: sandbox')
   H.contains(text, 'OK a run would use: ', 'the sandbox fixloop doctor chose')

@@ -52,7 +52,7 @@ H.test('no network to the package index: a message, nothing installed; the retry
   H.truthy(installed.python:find(vim.fn.stdpath('data'), 1, true) == 1, 'under stdpath("data"): ' .. installed.python)
   local _, version = install.checkout()
   H.eq(version, installed.version, 'the checkout\'s version')
-  H.eq({ installed.python, '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
+  H.eq({ installed.python, '-I', '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
 end)
 
 H.test(':checkhealth fixloop reports the installed server', function()

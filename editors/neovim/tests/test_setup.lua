@@ -28,10 +28,12 @@ H.test('setup() passes settings, python and enable', function()
     review = { layout = 'split', keys = { accept = 'y' } },
   })
   local cfg = vim.lsp.config.fixloop
-  H.eq({ review = 'client', settings = { max_iterations = 7, sandbox = { backend = 'bwrap' }, llm = { model = 'claude-x' } } },
-    cfg.init_options, 'init_options')
-  H.eq(cfg.init_options, cfg.settings.fixloop, 'workspace/configuration section fixloop')
-  H.eq({ '/opt/py/bin/python', '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
+  local settings = { max_iterations = 7, sandbox = { backend = 'bwrap' }, llm = { model = 'claude-x' } }
+  H.eq({ review = 'client', settings = settings, workspaceSettings = vim.empty_dict() }, cfg.init_options, 'init_options')
+  H.eq({ settings = settings }, cfg.settings.fixloop, 'workspace/configuration section fixloop: the user settings')
+  -- Isolated (-I), and started in the plugin's own folder, never the project's.
+  H.eq({ '/opt/py/bin/python', '-I', '-m', 'fixloop.lsp.server', '--stdio' }, require('fixloop.config').server_cmd(), 'command')
+  H.eq(vim.fn.stdpath('data') .. '/fixloop', cfg.cmd_cwd, 'cmd_cwd')
   local o = require('fixloop.config').get()
   H.eq('y', o.review.keys.accept, 'changed key')
   H.eq('r', o.review.keys.reject, 'default key kept')
@@ -87,7 +89,7 @@ H.test("vim.lsp.enable('fixloop') alone: fixloop-server from PATH", function()
   vim.lsp.enable('fixloop')
   local client = H.open_attached(H.project() .. '/inventory/stock.py')
   H.eq('fixloop', client.name, 'client')
-  H.eq({ 'fixloop-server', '--stdio' }, require('fixloop.config').server_cmd(), 'default command')
+  H.eq({ bin .. '/fixloop-server', '--stdio' }, require('fixloop.config').server_cmd(), 'default command, by its full path')
   vim.lsp.enable('fixloop', false)
 end)
 

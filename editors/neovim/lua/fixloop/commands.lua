@@ -182,6 +182,35 @@ function M.show_log()
   vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'close the fixloop log' })
 end
 
+--- :FixloopSettings: what the runs use (the server's `fixloop.settings`): the sandbox in use here, the values
+--- of the workspace the server did not take, then every setting.
+---@param bufnr integer
+function M.settings(bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  M.execute(client, 'fixloop.settings', vim.empty_dict(), bufnr, function(report)
+    local sandbox = report.sandbox or {}
+    local lines = { ('sandbox in use: %s%s'):format(sandbox.backend ~= '' and sandbox.backend or 'none works',
+      (sandbox.problem or '') ~= '' and (' (' .. sandbox.problem .. ')') or '') }
+    table.insert(lines, ('API key set: %s'):format(tostring(report.apiKey)))
+    table.insert(lines, ('not taken from the workspace (%d):'):format(#(report.ignored or {})))
+    for _, why in ipairs(report.ignored or {}) do
+      table.insert(lines, '  ' .. why)
+    end
+    table.insert(lines, 'settings in effect:')
+    vim.list_extend(lines, vim.split(vim.inspect(report.settings), '\n'))
+    vim.cmd('botright new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = 'nofile', 'wipe', false
+    pcall(vim.api.nvim_buf_set_name, buf, 'fixloop://settings')
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].modifiable = false
+    vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'close' })
+  end)
+end
+
 --- Create the commands in `bufnr` for `client` (the LspAttach handler in plugin/fixloop.lua calls this).
 ---@param client vim.lsp.Client
 ---@param bufnr integer
@@ -225,6 +254,9 @@ function M.attach(client, bufnr)
   create('FixloopReport', function()
     require('fixloop.history').report(bufnr)
   end, { desc = 'fixloop: write the HTML report, open it, show the headline KPIs' })
+  create('FixloopSettings', function()
+    M.settings(bufnr)
+  end, { desc = 'fixloop: the settings in effect, and what the workspace asked for and did not get' })
   create('FixloopTemplates', function()
     require('fixloop.templates').pick(bufnr)
   end, { desc = 'fixloop: review the mined templates (approve or reject)' })

@@ -8,7 +8,7 @@ local TIMEOUT_MS = 30000
 ---@param cmd string[]
 ---@return vim.SystemCompleted
 local function run(cmd)
-  local ok, proc = pcall(vim.system, cmd, { text = true })
+  local ok, proc = pcall(vim.system, cmd, { text = true, cwd = config.neutral_dir() })
   if not ok then
     return { code = -1, stdout = '', stderr = tostring(proc), signal = 0 }
   end
@@ -16,11 +16,11 @@ local function run(cmd)
   return result
 end
 
---- The interpreter behind the server command: `python -m ...`, or the shebang of `fixloop-server`.
+--- The interpreter behind the server command: `python [-I] -m ...`, or the shebang of `fixloop-server`.
 ---@param cmd string[]
 ---@return string|nil
 local function python_of(cmd)
-  if cmd[2] == '-m' then
+  if cmd[2] == '-m' or (cmd[2] == '-I' and cmd[3] == '-m') then
     return cmd[1]
   end
   local exe = vim.fn.exepath(cmd[1])
@@ -58,7 +58,7 @@ local function check_server()
     h.warn('cannot tell which Python runs ' .. cmd[1] .. '; skipping the import check')
     return nil
   end
-  local probe = run({ python, '-c',
+  local probe = run({ python, '-I', '-c',
     'import sys, fixloop; import fixloop.lsp.server; print(fixloop.__version__); print(sys.version.split()[0])' })
   if probe.code ~= 0 then
     h.error(('%s cannot import the server: %s'):format(python, last_line(probe.stderr)),
@@ -109,7 +109,7 @@ function M.check()
   h.start('fixloop: sandbox')
   local backend = (opts.settings.sandbox or {}).backend or 'auto'
   h.info('sandbox.backend: ' .. backend)
-  local doctor = python and run({ python, '-m', 'fixloop', 'doctor', '--sandbox', backend, vim.fn.getcwd() })
+  local doctor = python and run({ python, '-I', '-m', 'fixloop', 'doctor', '--sandbox', backend, vim.fn.getcwd() })
   if not doctor then
     h.warn('not checked: the server does not start')
   elseif (doctor.stderr or ''):find('No such command', 1, true) then

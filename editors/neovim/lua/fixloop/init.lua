@@ -55,7 +55,7 @@ function M.setup(opts)
     filetypes = o.filetypes,
     root_markers = o.root_markers,
     init_options = config.init_options(o),
-    settings = { fixloop = config.init_options(o) },
+    settings = { fixloop = config.configuration(o) },
   })
   M.autocmds()
   if o.enable then

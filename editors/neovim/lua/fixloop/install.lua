@@ -83,7 +83,9 @@ function M.find_python()
   local old = {}
   for _, name in ipairs(names) do
     if vim.fn.executable(name) == 1 then
-      local r = vim.system({ name, '-c', 'import sys; print(sys.version_info[0], sys.version_info[1])' }, { text = true })
+      -- -I in the plugin's own folder: `-c` in the project's would put its modules first on sys.path.
+      local r = vim.system({ name, '-I', '-c', 'import sys; print(sys.version_info[0], sys.version_info[1])' },
+        { text = true, cwd = require('fixloop.config').neutral_dir() })
         :wait(20000)
       local major, minor = (r.stdout or ''):match('^(%d+) (%d+)')
       major, minor = tonumber(major), tonumber(minor)
@@ -134,7 +136,7 @@ function M.run(opts)
     return false
   end
   local source, expect = M.source()
-  local cmd = { python, M.installer(), '--home', M.home(), '--source', source }
+  local cmd = { python, '-I', M.installer(), '--home', M.home(), '--source', source }
   if expect then
     vim.list_extend(cmd, { '--expect-version', expect })
   end
@@ -156,6 +158,7 @@ function M.run(opts)
   end
   running = vim.system(cmd, {
     text = true,
+    cwd = require('fixloop.config').neutral_dir(),
     stdout = function(_, data)
       if not data then
         return

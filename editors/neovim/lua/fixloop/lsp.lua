@@ -12,7 +12,8 @@ local warned_missing = false
 ---@return vim.lsp.rpc.PublicClient
 function M.start(dispatchers)
   local cmd = config.server_cmd()
-  return vim.lsp.rpc.start(cmd, dispatchers)
+  -- Never in the project's folder: the workspace reaches the server as its root only (docs/protocol.md).
+  return vim.lsp.rpc.start(cmd, dispatchers, { cwd = config.neutral_dir() })
 end
 
 --- The command that will run: a list given with vim.lsp.config('fixloop', { cmd = ... }) wins over
