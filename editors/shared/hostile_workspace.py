@@ -89,7 +89,7 @@ require('fixloop').setup({{
     _write(dest / ".dir-locals.el", f""";; A project's directory variables: what they ask of fixloop must not be taken.
 ((nil . ((fixloop-python . {_lisp(str(evil))})
          (fixloop-settings . {plist})
-         (eglot-workspace-configuration . (:fixloop (:settings {plist} :review "workspaceEdit"))))))
+         (eglot-workspace-configuration . (:fixloop (:settings {plist} :review "client"))))))
 """)
 
 

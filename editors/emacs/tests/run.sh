@@ -23,14 +23,26 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$repo/examples/inventory/." "$work/project"
 rm -rf "$work/project/.fixloop" "$work/project/.pytest_cache"
 git -C "$work/project" init -q   # project.el finds the project root by its VCS
-# Emacs' own files go to a throwaway home; Debian's site-start activates elpa-eglot (hence -q, not -Q).
-out=$(cd "$work" && HOME=$work/home timeout 600 emacs --batch -q -l "$here/test-eglot.el" "$work/project" "$python" 2>"$work/stderr")
-rc=$?
-printf '%s\n' "$out"
-passed=$(grep -c '^PASS ' <<<"$out"); failed=$(grep -c '^FAIL ' <<<"$out")
-if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
-  failed=1; echo "FAIL emacs exited with $rc"; tail -n 20 "$work/stderr"
-fi
-[ "$failed" -gt 0 ] && tail -n 30 "$work/stderr"
+# A hostile clone (editors/shared/hostile_workspace.py): what it plants leaves files in $work/proof if it runs.
+python3 "$repo/editors/shared/hostile_workspace.py" build "$work/hostile/ws" "$work/hostile/proof" "$python"
+git -C "$work/hostile/ws" init -q
+
+passed=0; failed=0
+run_test() {   # run_test FILE ARGS...: one Emacs per test file, its PASS/FAIL lines added up
+  local file=$1; shift
+  # Emacs' own files go to a throwaway home; Debian's site-start activates elpa-eglot (hence -q, not -Q).
+  local out rc p f
+  out=$(cd "$work" && HOME=$work/home timeout 600 emacs --batch -q -l "$here/$file" "$@" 2>"$work/stderr")
+  rc=$?
+  printf '%s\n' "$out"
+  p=$(grep -c '^PASS ' <<<"$out"); f=$(grep -c '^FAIL ' <<<"$out")
+  if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1; echo "FAIL $file: emacs exited with $rc"; tail -n 20 "$work/stderr"
+  fi
+  [ "$f" -gt 0 ] && tail -n 30 "$work/stderr"
+  passed=$((passed + p)); failed=$((failed + f))
+}
+run_test test-eglot.el "$work/project" "$python"
+run_test test-hostile.el "$work/hostile/ws" "$work/hostile/proof" "$python"
 echo "$passed passed, $failed failed ($((SECONDS - start)) s)"
 [ "$failed" -eq 0 ]

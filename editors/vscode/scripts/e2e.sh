@@ -13,8 +13,8 @@
 #       FIXLOOP_E2E_INSTALL_ONLY=1   stop after installing the tools
 #       FIXLOOP_E2E_ONLY=REGEX  run only the checks whose name matches (the server then comes from PYTHON,
 #                               not from the install; for developing one check)
-#       FIXLOOP_E2E_SUITE=goal       run only the goal-mode suite (e2e/goal.e2e.mjs); FIXLOOP_E2E_SUITE=main: only
-#                                    the main one
+#       FIXLOOP_E2E_SUITE=goal       run only the goal-mode suite (e2e/goal.e2e.mjs); =hostile: only the hostile
+#                                    clone in Restricted Mode (e2e/hostile.e2e.mjs); =main: only the main one
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
@@ -120,9 +120,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/fixloop-vscode-e2e-XXXXXX")
 mkdir -p "$out"
 cs_pid=""
 goal_cs_pid=""
+hostile_cs_pid=""
 model_pid=""
 cleanup() {
-  for pid in $cs_pid $goal_cs_pid; do
+  for pid in $cs_pid $goal_cs_pid $hostile_cs_pid; do
     kill -- "-$pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
     wait "$pid" 2>/dev/null || true
   done
@@ -226,7 +227,7 @@ export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
   || die "installing the .vsix into code-server failed"
 
 ui_seconds=0
-if [ "${FIXLOOP_E2E_SUITE:-}" != goal ]; then   # (the main suite, up to the API key check)
+if [ "${FIXLOOP_E2E_SUITE:-}" != goal ] && [ "${FIXLOOP_E2E_SUITE:-}" != hostile ]; then   # the main suite
 # --- code-server on loopback -------------------------------------------------------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PIP_CONFIG_FILE=$work/pip.conf setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
@@ -344,12 +345,62 @@ JSON
   done
 }
 t0=$(date +%s)
-[ "${FIXLOOP_E2E_SUITE:-}" = main ] || [ -n "${FIXLOOP_E2E_ONLY:-}" ] || goal_suite
+case "${FIXLOOP_E2E_SUITE:-}" in main|hostile) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || goal_suite ;; esac
 goal_seconds=$(( $(date +%s) - t0 ))
+
+# --- a hostile clone in Restricted Mode (e2e/hostile.e2e.mjs) ------------------------------------------
+# editors/shared/hostile_workspace.py plants modules that leave a file in $hw/proof when imported, an
+# "interpreter" that leaves one when run, and a .vscode/settings.json asking for it, no sandbox, its own
+# memory, model and budget. Workspace trust is on (a third code-server, own user data) and the folder is not
+# trusted: Restricted Mode. The user's own settings: this checkout's Python and a memory of theirs.
+hostile_suite() {
+  local hw=$work/hostile
+  mkdir -p "$hw/user/User" "$hw/user/Machine"
+  python3 "$repo/editors/shared/hostile_workspace.py" build "$hw/ws" "$hw/proof" "$python" \
+    || { echo "FAIL hostile: building the workspace" | tee -a "$out/e2e.log"; return; }
+  grep -v '"security.workspace.trust.enabled"' "$work/user/User/settings.json" \
+    | sed 's|^{|{\n  "security.workspace.trust.enabled": true,\n  "security.workspace.trust.startupPrompt": "never",\n  "security.workspace.trust.emptyWindow": false,|' \
+    > "$hw/user/User/settings.json"
+  cat > "$hw/user/Machine/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.memory.location": "$hw/user-memory"
+}
+JSON
+  local hport
+  hport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  setsid "$code_server" --auth none --bind-addr "127.0.0.1:$hport" --disable-telemetry --disable-update-check \
+    --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$hw/user" "$hw/ws" \
+    > "$hw/code-server.log" 2>&1 &
+  hostile_cs_pid=$!
+  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$hport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  log "hostile suite: code-server on 127.0.0.1:$hport (workspace trust on)"
+  set +e
+  E2E_URL="http://127.0.0.1:$hport/?folder=$hw/ws" E2E_WS=$hw/ws E2E_PROOF=$hw/proof E2E_MEMORY=$hw/user-memory \
+    E2E_PYTHON=$python E2E_USER_DIR=$hw/user E2E_SHOTS=$out E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core \
+    E2E_CHROMIUM=$(command -v chromium) timeout 900 node "$here/e2e/hostile.e2e.mjs" | tee -a "$out/e2e.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" != 0 ] && ! grep -q '^FAIL hostile' "$out/e2e.log"; then
+    echo "FAIL hostile: the browser script exited with status $rc" | tee -a "$out/e2e.log"
+  fi
+  kill -- "-$hostile_cs_pid" 2>/dev/null || true; wait "$hostile_cs_pid" 2>/dev/null || true; hostile_cs_pid=""
+  # After the server and its runs are gone: still no trace, and the applied fix passes the tests.
+  if found=$(python3 "$repo/editors/shared/hostile_workspace.py" check "$hw/proof"); then
+    echo "PASS hostile: no file of the workspace's making outside it, after everything stopped" | tee -a "$out/e2e.log"
+  else
+    echo "FAIL hostile: the workspace left $found" | tee -a "$out/e2e.log"
+  fi
+  cp "$hw/code-server.log" "$out/hostile-code-server.log" 2>/dev/null || true
+  find "$hw/user/logs" -name fixloop.log -exec cp {} "$out/hostile-fixloop.log" \; 2>/dev/null || true
+}
+t0=$(date +%s)
+case "${FIXLOOP_E2E_SUITE:-}" in main|goal) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || hostile_suite ;; esac
+hostile_seconds=$(( $(date +%s) - t0 ))
 
 passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
 failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
 echo "screenshots and logs: $out"
-echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, goal ${goal_seconds}s, total $(( $(date +%s) - start_all ))s"
+echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, goal ${goal_seconds}s, hostile ${hostile_seconds}s, total $(( $(date +%s) - start_all ))s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
