@@ -63,7 +63,9 @@ Only the global value counts (set it in your init file): a directory-local one i
       (display-warning 'fixloop
                        (format "ignored the directory-local %s: only your init file chooses the server's Python and settings"
                                (mapconcat #'symbol-name ignored ", "))))
-    `(:process
+    ;; (CLASS . INITARGS): Eglot takes a leading symbol for the server's class.
+    `(eglot-lsp-server
+      :process
       ,(lambda ()
          ;; -I: no current folder, PYTHON* variables or user site on the module search path.
          (let ((default-directory (fixloop--directory)))

@@ -48,9 +48,11 @@
   (python-mode)
   (test-check "the directory variables reached the buffer (the attack is live)"
               (and (local-variable-p 'fixloop-python) (local-variable-p 'eglot-workspace-configuration)))
-  (apply #'eglot (eglot--guess-contact))
+  (condition-case err (apply #'eglot (eglot--guess-contact))
+    (error (test-check "Eglot connects" nil err)))
   (test-check "the server starts (Eglot connects)" (test-wait 120 (lambda () (eglot-current-server))))
-  (let* ((server (eglot-current-server))
+  (when (eglot-current-server)
+   (let* ((server (eglot-current-server))
          (process (and server (jsonrpc--process server)))
          (pid (and process (process-id process))))
     (test-check "the directory-local fixloop-python and fixloop-settings are named as ignored"
@@ -91,7 +93,7 @@
     (test-check "a fix runs and comes back for review"
                 (test-wait 300 (lambda () (cl-some (lambda (p) (string-match-p "pricing\\.py" p)) test-prompts)))
                 test-prompts)
-    (ignore-errors (eglot-shutdown server))))
+    (ignore-errors (eglot-shutdown server)))))
 
 ;; A lambda in a project's eglot-workspace-configuration is code: not safe to take from a directory.
 (test-check "a function as eglot-workspace-configuration is not a safe directory value"
