@@ -70,24 +70,25 @@ const logText = () =>
     .join("\n");
 const evidence = () => (existsSync(proof) ? readdirSync(proof, { recursive: true }).map(String) : []);
 
-async function quickOpen(file) {
-  const name = file.split("/").pop();
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(file);
-  const nameLabel = page.locator(".label-name", { hasText: new RegExp(`^${escape(name)}$`) });
-  await page.locator('.quick-input-list .monaco-list-row[data-index="0"]', { has: nameLabel }).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
+/** Open `dir/name` from the Explorer (Quick Open did not list the file in Restricted Mode in this suite). */
+async function openFromExplorer(dir, name) {
+  const row = (label) => page.locator(".explorer-folders-view .monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${escape(label)}$`) }) }).first();
+  await row(dir).click();
+  await row(name).waitFor({ timeout: SHORT });
+  await row(name).click();
   await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
 }
 
 async function runCommand(title) {
-  await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(`>${title}`);
+  for (let attempt = 0; ; attempt++) {
+    await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
+    await page.keyboard.press("F1");
+    const open = await input.waitFor({ state: "visible", timeout: attempt ? SHORT : 5000 }).then(() => true, () => false);
+    if (open && await input.fill(`>${title}`, { timeout: attempt ? SHORT : 5000 }).then(() => true, () => false)) break;
+    if (attempt) throw new Error(`the command palette did not take "${title}"`);
+    await page.keyboard.press("Escape");
+  }
   await firstRow(title).waitFor({ timeout: SHORT });
   await page.keyboard.press("Enter");
 }
@@ -151,7 +152,7 @@ try {
   });
 
   await check("Fix until tests pass runs in Restricted Mode, and Apply fixes the file", async () => {
-    await quickOpen("inventory/pricing.py");
+    await openFromExplorer("inventory", "pricing.py");
     await runCommand("fixloop: Fix until tests pass");
     await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
     const boxes = page.locator(".part.panel .edit-checkbox");
@@ -169,10 +170,12 @@ try {
 
   await check("the run used the user's sandbox setting, and nothing of the workspace ran", async () => {
     const runs = join(ws, ".fixloop", "runs");
-    const summaries = readdirSync(runs).map((id) => JSON.parse(readFileSync(join(runs, id, "summary.json"), "utf8")));
-    const fixed = summaries.find((s) => s.status === "fixed");
-    if (!fixed) throw new Error(`no fixed run: ${summaries.map((s) => s.status)}`);
-    if (fixed.limits?.backend !== "auto") throw new Error(`the run's backend setting was ${fixed.limits?.backend}`);
+    const fixed = readdirSync(runs).find((id) => JSON.parse(readFileSync(join(runs, id, "summary.json"), "utf8")).status === "fixed");
+    if (!fixed) throw new Error(`no fixed run in ${runs}`);
+    // The run log's `started` event has the limits the run really used.
+    const started = readFileSync(join(runs, fixed, "events.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l))
+      .find((e) => e.kind === "started");
+    if (started?.limits?.backend !== "auto") throw new Error(`the run's backend setting was ${started?.limits?.backend}`);
     if (evidence().length) throw new Error(`the workspace ran: ${evidence().join(", ")}`);
     if (existsSync(join(proof, "evil-memory"))) throw new Error("the workspace's memory location was used");
   });
