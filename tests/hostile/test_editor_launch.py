@@ -16,6 +16,7 @@ refused value, and a whole fix through the server leaves no trace outside the pr
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -26,30 +27,19 @@ import pytest
 
 from tests.conftest import PYTHON
 
-from .harness import BAIT_API_KEY, Host, nobody_python
+from .harness import BAIT_API_KEY, REPO, Host, nobody_python
 from .lsp_driver import Driver
 
 BUGGY = "def inc(x):\n    return x - 1\n"
 TEST = "import json\n\nfrom calc import inc\n\n\ndef test_inc():\n    assert json.loads(str(inc(1))) == 2\n"
-# Imported by name from the current folder: each is a module the server or Python itself would import.
-SHADOWS = ("fixloop/__init__.py", "fixloop/lsp/__init__.py", "fixloop/lsp/server.py", "json.py", "typing.py",
-           "logging.py", "lsp.py", "sitecustomize.py", "usercustomize.py")
-BAIT = '''import importlib.machinery, importlib.util, os, sys
-try:
-    with open({proof!r} + __name__, "a") as _f:
-        _f.write(repr(sys.argv) + "\\n")
-except OSError:
-    pass
-# Become the real module (if there is one), so that whoever imported this goes on unaware.
-_here = os.path.dirname(os.path.abspath(__file__))
-if __name__.count(".") == 0 and os.path.basename(__file__) != "__init__.py":
-    _spec = importlib.machinery.PathFinder.find_spec(
-        __name__, [p for p in sys.path if os.path.abspath(p or os.curdir) != _here])
-    if _spec is not None and _spec.loader is not None:
-        _real = importlib.util.module_from_spec(_spec)
-        sys.modules[__name__] = _real
-        _spec.loader.exec_module(_real)
-'''
+# The bait the editors' suites plant too (editors/shared/hostile_workspace.py): modules imported by name from
+# the current folder, each leaving `imported-<name>` in the proof folder, then becoming the real module.
+_SPEC = importlib.util.spec_from_file_location("hostile_workspace", REPO / "editors" / "shared" / "hostile_workspace.py")
+assert _SPEC is not None and _SPEC.loader is not None
+hostile_workspace = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(hostile_workspace)
+SHADOWS: tuple[str, ...] = hostile_workspace.SHADOWS
+BAIT: str = hostile_workspace.BAIT
 
 
 def _plant(host: Host) -> tuple[Path, dict[str, Any]]:
