@@ -45,6 +45,12 @@ local ok, err = pcall(function()
   result.report = reply and reply.result
   result.report_error = reply and reply.err and vim.inspect(reply.err) or (reply == nil and 'no answer' or nil)
   assert(vim.wait(60000, function() return vim.api.nvim_buf_get_commands(buf, {}).FixloopFix ~= nil end, 50), 'no :FixloopFix')
+  -- :FixloopSettings shows the same report in a scratch buffer.
+  vim.cmd('FixloopSettings')
+  assert(vim.wait(30000, function() return vim.fn.bufnr('fixloop://settings') ~= -1 end, 50), 'no fixloop://settings buffer')
+  result.settings_lines = vim.api.nvim_buf_get_lines(vim.fn.bufnr('fixloop://settings'), 0, 3, false)
+  vim.cmd('close')
+  vim.api.nvim_set_current_buf(buf)
   vim.cmd('FixloopFix')
   assert(vim.wait(240000, function() return require('fixloop.review').view() ~= nil end, 100), 'no review after the run')
   result.status = require('fixloop.review').view().summary.status
@@ -106,6 +112,9 @@ H.test('started in a hostile clone: nothing of it runs, its .nvim.lua and settin
   for _, key in ipairs({ 'sandbox.backend', 'memory.uri', 'llm.base_url', 'llm.model', 'llm.api_key_env', 'max_cost_usd' }) do
     H.contains(ignored, 'workspace settings: ' .. key, 'named by the server')
   end
+  H.truthy(vim.startswith(result.settings_lines[1] or '', 'sandbox in use: ' .. result.report.sandbox.backend),
+    ':FixloopSettings: ' .. vim.inspect(result.settings_lines))
+  H.truthy((result.settings_lines[3] or ''):match('^not taken from the workspace %(%d+%):$'), ':FixloopSettings lists what was not taken')
   -- And the fix ran, in the sandbox.
   H.eq('fixed', result.status, 'the run')
   H.eq('', evidence(proof), 'proof files after the run')
