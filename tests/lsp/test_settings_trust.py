@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as t
 
 from fixloop.lsp.isolation import scrub_sys_path
@@ -102,6 +103,7 @@ def test_module_search_path_entries_inside_the_workspace_are_dropped(tmp_path: P
     assert path == [sys.prefix, os.path.join(sys.prefix, "lib"), str(tmp_path)]
 
 
+@pytest.mark.e2e  # a real server over stdio, and the sandbox probed
 async def test_the_server_reports_the_users_settings_and_names_the_workspaces(profile: str, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
