@@ -17,7 +17,24 @@ def tables():
     return [tomlkit.dumps(doc), doc["a"]["b"]["c"]["x"], sorted(doc["a"].keys()), doc.unwrap()]
 
 
+def insert_before_tables():
+    doc = tomlkit.parse("a = 1\n[t]\nx = 1\n[u]\ny = 2\n")
+    doc["b"] = 2
+    doc["c"] = {"k": 3}
+    doc["d"] = 4
+    return [tomlkit.dumps(doc), doc["t"]["x"], doc["u"]["y"], doc["d"], list(doc.keys())]
+
+
+def insert_in_table():
+    doc = tomlkit.parse("[t]\na = 1\n[t.sub]\nz = 0\n")
+    doc["t"]["b"] = 2
+    doc["t"]["c"] = 3
+    return [tomlkit.dumps(doc), doc["t"]["sub"]["z"], doc["t"]["c"], list(doc["t"].keys())]
+
+
 CASES = {
+    "insert_before_tables": insert_before_tables,
+    "insert_in_table": insert_in_table,
     "errors": lambda: [error_at(t) for t in ("a = 1\nb = \n", "a = 1\n\nc = [1,\n", "x = 'ok'\ny = \"\\q\"\n",
                                              "= 1\n")],
     "control": lambda: [tomlkit.dumps({"s": chr(c)}) for c in (0x01, 0x1F, 0x7F, 0x20)],
