@@ -13,6 +13,9 @@ def tree_cases():
 
 
 CASES = {
+    "bfs_depth": lambda: [list(nx.bfs_edges(nx.path_graph(6), 0, depth_limit=c)) for c in (0, 1, 2, 5, None)],
+    "bfs_tree_depth": lambda: sorted(nx.bfs_tree(nx.balanced_tree(2, 3), 0, depth_limit=2).edges()),
+    "descendants_at_distance": lambda: sorted(nx.descendants_at_distance(nx.path_graph(5), 1, 2)),
     "sssp_len": lambda: sorted(nx.single_source_shortest_path_length(nx.path_graph(6), 0).items()),
     "sssp_cutoff": lambda: [sorted(nx.single_source_shortest_path_length(nx.path_graph(6), 0, cutoff=c).items())
                             for c in (0, 1, 2, 5)],
