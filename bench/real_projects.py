@@ -67,7 +67,7 @@ class Result:
     bug: str
     project: str
     kind: str
-    verdict: str  # correct | wrong | not fixed | error
+    verdict: str  # correct | wrong | not fixed | error (fixloop ended in error, crashed or was killed)
     fixloop_seconds: float
     pytest_seconds: float
     ratio: float
@@ -77,6 +77,8 @@ class Result:
     tail: str  # the last lines fixloop wrote on stderr
     next_step: bool
     detail: str = ""
+    baseline: str = ""  # what fixloop's baseline found
+    suspects: str = ""  # the first suspects fixloop localized
 
 
 def load_bugs() -> list[Bug]:
@@ -238,22 +240,47 @@ def bench_one(fixloop: str, p: Project, bug: Bug, kill_after: float | None) -> R
     elif status == "fixed" and summary.get("diff"):
         verdict, detail = judge(p, bug, summary["diff"])
         detail = detail or f"{summary.get('operator', '')}: {summary.get('diff', '').count(chr(10))} diff lines"
-    elif status == "error" and message.startswith("internal error"):
-        verdict, detail = "error", message[:200]
+    elif status == "error":  # fixloop could not run the project's tests, or crashed
+        verdict, detail = "error", ""
     else:
         verdict, detail = "not fixed", ""
+    baseline, suspects = keep_run_log(p, bug, summary)
     reset(p)
     ended = message + "\n" + tail
     return Result(bug.id, p.name, bug.kind, verdict, round(seconds, 1), round(pytest_seconds, 2),
-                  round(seconds / max(pytest_seconds, 0.01), 1), candidates, status or "-", message[:400], tail,
+                  round(seconds / max(pytest_seconds, 0.01), 1), candidates, status or "-", message[:3000], tail,
                   bool(NEXT_STEP.search(ended)) if verdict != "correct" else True,
-                  detail + ("" if rc in (1, 2) else f" (plain pytest rc={rc})"))
+                  detail + ("" if rc in (1, 2) else f" (plain pytest rc={rc})"), baseline, suspects)
+
+
+def keep_run_log(p: Project, bug: Bug, summary: dict) -> tuple[str, str]:
+    """Move fixloop's run log out of the project (the reset would delete it); return its baseline and suspects."""
+    baseline = suspects = ""
+    run_dir = Path(summary.get("run_dir") or "")
+    if not summary.get("run_dir") or not run_dir.is_dir():
+        return baseline, suspects
+    for line in (run_dir / "events.jsonl").read_text(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        data = event.get("data", event)
+        if event.get("kind") == "baseline" and not baseline:
+            baseline = f"{data.get('passed')} passed, {data.get('failed')} failed in {data.get('seconds')} s"
+        if event.get("kind") == "localized" and not suspects:
+            suspects = ", ".join(list(data.get("suspects") or [])[:5])
+    target = REPO / ".cache" / "real_projects" / "runs" / bug.id
+    shutil.rmtree(target, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(run_dir, target)
+    return baseline, suspects
 
 
 def print_result(r: Result) -> None:
     print(f"{r.bug:34} {r.verdict:9} fixloop {r.fixloop_seconds:7.1f}s  pytest {r.pytest_seconds:6.2f}s  "
           f"x{r.ratio:<6} {r.candidates:4d} cand  {r.status}", flush=True)
     if r.verdict != "correct":
+        print(f"    baseline: {r.baseline or '-'}; suspects: {r.suspects or '-'}")
         print(f"    message: {r.message[:300]}")
         if r.detail:
             print(f"    detail: {r.detail}")
