@@ -46,7 +46,7 @@ from fetch import Project, build, load_projects  # noqa: E402
 REPO = HERE.parent.parent
 CHECKS = HERE / "checks"
 SMOKE_BUG = "more-itertools-spy-default"
-# Words of an end message that tell the user what to do next (an option, a setting, a place to look).
+# Words of the end message (the summary's "message", what the CLI prints last) that tell the user what to do next (an option, a setting, a place to look).
 NEXT_STEP = re.compile(r"--[a-z]|\bset\b|\btry\b|\braise\b|\bincrease\b|\badd\b|\bmodel\b|\bkey\b|\bhint\b|"
                        r"\brun\b.*\bwith\b|\bpass\b.*--", re.IGNORECASE)
 
@@ -246,10 +246,9 @@ def bench_one(fixloop: str, p: Project, bug: Bug, kill_after: float | None) -> R
         verdict, detail = "not fixed", ""
     baseline, suspects = keep_run_log(p, bug, summary)
     reset(p)
-    ended = message + "\n" + tail
     return Result(bug.id, p.name, bug.kind, verdict, round(seconds, 1), round(pytest_seconds, 2),
                   round(seconds / max(pytest_seconds, 0.01), 1), candidates, status or "-", message[:3000], tail,
-                  bool(NEXT_STEP.search(ended)) if verdict != "correct" else True,
+                  bool(NEXT_STEP.search(message)) if verdict != "correct" else True,
                   detail + ("" if rc in (1, 2) else f" (plain pytest rc={rc})"), baseline, suspects)
 
 
