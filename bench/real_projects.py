@@ -323,7 +323,28 @@ def main() -> int:
     ap.add_argument("--kill-after", type=float, default=None,
                     help="seconds before a fixloop run is killed (default: max(900, 20x plain pytest))")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the projects first")
+    ap.add_argument("--merge", nargs="*", default=None, metavar="JSON",
+                    help="print the results and summary of earlier --json-out files together (a later one wins)")
     args = ap.parse_args()
+    if args.merge:
+        merged: dict[str, Result] = {}
+        for path in args.merge:
+            for row in json.loads(Path(path).read_text())["results"]:
+                r = Result(**row)
+                # Rows of earlier versions of this script: judged again by today's rules.
+                if r.verdict == "not fixed" and r.status == "error":
+                    r.verdict = "error"
+                r.next_step = r.verdict == "correct" or bool(NEXT_STEP.search(r.message))
+                merged[r.bug] = r
+        order = [b.id for b in load_bugs()]
+        results = sorted(merged.values(), key=lambda r: order.index(r.bug) if r.bug in order else len(order))
+        for r in results:
+            print_result(r)
+        summary = summarize(results)
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps({"merged": args.merge, "summary": summary,
+                                                       "results": [asdict(r) for r in results]}, indent=1) + "\n")
+        return 0
 
     projects = load_projects()
     bugs = load_bugs()
