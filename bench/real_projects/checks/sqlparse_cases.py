@@ -29,7 +29,34 @@ def groups():
     return parens
 
 
+def at_offset():
+    stmt = sqlparse.parse("select a from t")[0]
+    return [str(stmt.get_token_at_offset(i)) for i in range(0, 15)]
+
+
+CASE_PROC = """CREATE PROCEDURE p()
+BEGIN
+  SELECT CASE WHEN 1 = 1 THEN 'a' ELSE 'b' END;
+  SELECT 2;
+END;
+select 3;"""
+
+
+def cte_groups():
+    out = []
+    for text in ("with x as (select 1) select * from x", "foo AS WITH apple AS 1, banana AS 2",
+                 "create view v as with a as (select 1) select * from a"):
+        stmt = sqlparse.parse(text)[0]
+        out.append([type(t).__name__ + ":" + str(t) for t in stmt.tokens if not t.is_whitespace])
+    return out
+
+
 CASES = {
+    "at_offset": at_offset,
+    "split_case": lambda: sqlparse.split(CASE_PROC),
+    "cte_groups": cte_groups,
+    "split_trailing_ws": lambda: [sqlparse.split("select 1;  \n"), len(sqlparse.parse("select 1;  \n  ")),
+                                  sqlparse.split("select 1; \n select 2;\n\n")],
     "navigation": navigation,
     "groups": groups,
     "format": lambda: sqlparse.format("select a,b from t where x=1 and (y=2 or z=3)", reindent=True,
