@@ -45,7 +45,7 @@ from fetch import Project, build, load_projects  # noqa: E402
 
 REPO = HERE.parent.parent
 CHECKS = HERE / "checks"
-SMOKE_BUG = "more-itertools-spy-default"
+SMOKE_BUG = "more-itertools-divide-cmp"  # a small flat project whose bug fixloop fixed in ~40 s
 # Words of the end message (the summary's "message", what the CLI prints last) that tell the user what to do next (an option, a setting, a place to look).
 NEXT_STEP = re.compile(r"--[a-z]|\bset\b|\btry\b|\braise\b|\bincrease\b|\badd\b|\bmodel\b|\bkey\b|\bhint\b|"
                        r"\brun\b.*\bwith\b|\bpass\b.*--", re.IGNORECASE)
@@ -350,6 +350,7 @@ def main() -> int:
     bugs = load_bugs()
     if args.smoke:
         args.only = [SMOKE_BUG]
+        args.kill_after = args.kill_after or 600.0
     bugs = [b for b in bugs if (not args.only or b.id in args.only) and (not args.project or b.project in args.project)]
     names = [n for n in projects if any(b.project == n for b in bugs)]
     if args.validate and not args.only:
