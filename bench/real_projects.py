@@ -289,6 +289,12 @@ def print_result(r: Result) -> None:
             print(f"    names a next step: {'yes' if r.next_step else 'NO'}", flush=True)
 
 
+def print_markdown_row(r: Result) -> None:
+    ended = "fixed" if r.verdict == "correct" else (r.message.splitlines() or ["-"])[0][:90]
+    print(f"| {r.bug} | {r.kind} | {r.verdict} | {r.fixloop_seconds:.0f} | {r.pytest_seconds:.1f} | {r.ratio} | "
+          f"{r.candidates} | {ended} |")
+
+
 def summarize(results: list[Result]) -> dict:
     n = len(results)
     correct = [r for r in results if r.verdict == "correct"]
@@ -325,6 +331,7 @@ def main() -> int:
     ap.add_argument("--rebuild", action="store_true", help="rebuild the projects first")
     ap.add_argument("--merge", nargs="*", default=None, metavar="JSON",
                     help="print the results and summary of earlier --json-out files together (a later one wins)")
+    ap.add_argument("--markdown", action="store_true", help="with --merge: the results as a Markdown table")
     args = ap.parse_args()
     if args.merge:
         merged: dict[str, Result] = {}
@@ -338,8 +345,11 @@ def main() -> int:
                 merged[r.bug] = r
         order = [b.id for b in load_bugs()]
         results = sorted(merged.values(), key=lambda r: order.index(r.bug) if r.bug in order else len(order))
+        if args.markdown:
+            print("| bug | kind | verdict | fixloop s | pytest s | ratio | candidates | end message |")
+            print("|---|---|---|---|---|---|---|---|")
         for r in results:
-            print_result(r)
+            print_markdown_row(r) if args.markdown else print_result(r)
         summary = summarize(results)
         if args.json_out:
             Path(args.json_out).write_text(json.dumps({"merged": args.merge, "summary": summary,
