@@ -24,6 +24,7 @@ from .printable import printable
 
 TOP_SUSPECTS = 5
 _NO_MODULE = re.compile(r"No module named '([^']+)'")
+_SET = re.compile(r"set (--(?:baseline-timeout|wall-seconds) \d+)")
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,11 @@ def _errors(s: Situation, python: str) -> list[str]:
     if baseline is None:
         return []
     steps: list[str] = []
-    if baseline.problem:
+    cut = _SET.search(baseline.problem)
+    if cut:  # a baseline stopped at its time limit: the message already names the setting and a value
+        steps.append(f"give the baseline more time: set {printable(cut.group(1))}, or run part of the suite with "
+                     "--file or --test")
+    elif baseline.problem:
         if "pytest is not installed" in baseline.problem:
             steps.append(f"install pytest for the interpreter that runs the tests: `{python} -m pip install pytest`, "
                          "or point --python at the project's virtualenv")
@@ -113,10 +118,14 @@ def _errors(s: Situation, python: str) -> list[str]:
         else:
             steps.append(f"fix what stops pytest from collecting the tests ({printable(describe_collection_error(error))}); "
                          f"`{python} -m pytest --collect-only -q` shows all of it")
-    if baseline.timed_out:
-        steps.append(f"the tests as they are ran past the per-run limit of {limits.test_timeout:.0f} s: raise it "
-                     f"(`--test-timeout {_more_seconds(limits.test_timeout)}`), or run part of the suite with "
-                     "--file or --test")
+    if baseline.timed_out and not cut:
+        took = limits.test_timeout or baseline.duration
+        steps.append(f"the tests as they are ran past the per-run limit of {took:.0f} s: raise it "
+                     f"(`--test-timeout {_more_seconds(took)}`), or run part of the suite with --file or --test")
+    if baseline.harness:
+        steps.append(f"pytest itself imports {len(baseline.harness)} file(s) of this project "
+                     f"({printable(baseline.harness[0])}, ...), so fixloop changes none of them (a change could alter "
+                     "how pytest reports results): fix a bug there by hand, starting from the suspects above")
     hung = [r.nodeid for r in baseline.results if r.hung]
     if hung:
         steps.append(f"{len(hung)} test(s) hit the per-test time limit ({printable(hung[0])}"

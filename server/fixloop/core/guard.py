@@ -7,18 +7,23 @@ from typing import Callable
 from .model import Attempt, Patch
 
 # A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
-HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed",
+HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", "fixloop_paths", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed",
                  "atexit", "os._exit", "sys.settrace")
 HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
                            "usercustomize.py"})
 SKIP_MARKERS = ("pytest.mark.skip", "pytest.mark.xfail", "pytest.skip(", "pytest.xfail(")
 
 
-def rejection(patch: Patch, index: int, is_test_file: Callable[[str], bool]) -> Attempt | None:
-    """The rejected attempt when candidate `index` breaks the guard, else None."""
+def rejection(patch: Patch, index: int, is_test_file: Callable[[str], bool],
+              harness: tuple[str, ...] = ()) -> Attempt | None:
+    """The rejected attempt when candidate `index` breaks the guard, else None. `harness`: project files
+    pytest itself imported before any test (`TestReport.harness`)."""
     for change in patch.changes:
         if is_test_file(change.path):
             return Attempt(index, patch, "rejected", note=f"edits a test file ({change.path})")
+        if change.path in harness:
+            return Attempt(index, patch, "rejected",
+                           note=f"edits code pytest itself runs ({change.path}): it could change how results are reported")
         if change.path.startswith(".fixloop") or change.path.rsplit("/", 1)[-1] in HARNESS_FILES:
             return Attempt(index, patch, "rejected", note=f"edits the test harness ({change.path})")
         reaching = [w for w in HARNESS_WORDS if change.after.count(w) > change.before.count(w)]

@@ -207,7 +207,7 @@ class _Run:
         yield self.event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
                          summary=patch.summary, diff=unified_diff(patch), iteration=self.iterations,
                          tokens=_usage(ports).tokens, where=changed_at(patch), limit=self.task.limits.max_candidates)
-        rejected = rejection(patch, index, ports.is_test_file)
+        rejected = rejection(patch, index, ports.is_test_file, self.baseline.harness if self.baseline else ())
         if rejected is not None:
             ctx.attempts.append(rejected)
             yield self.event("checked", "check", index, ok=False, reason=rejected.note)
@@ -330,7 +330,8 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
     for patch in proposer.propose(ctx):
         worth = wanted(patch)
         verdict = ports.safety.check(patch) if ports.safety is not None and worth else None
-        if worth and (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
+        if worth and (verdict is None or verdict.ok) and \
+                rejection(patch, 0, ports.is_test_file, ctx.baseline.harness) is None:
             ports.runner.prefetch(patch, targets)
         window.append((patch, verdict))
         if len(window) > width:  # one more than the lanes: a free lane never waits for the loop

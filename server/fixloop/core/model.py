@@ -101,6 +101,9 @@ class TestReport:
     problem: str = ""  # the run itself failed (no pytest, crash): not a test outcome
     cpu_seconds: float = 0.0  # CPU time of the run's whole process tree, when the runner measured it
     peak_mb: float = 0.0  # the largest resident set of any one process of the run, when measured
+    # Project files pytest itself had imported before any test (the project is one of its dependencies):
+    # a change to them can change how results are reported, so no candidate may make one.
+    harness: tuple[str, ...] = ()
 
     @property
     def failed(self) -> tuple[TestResult, ...]:

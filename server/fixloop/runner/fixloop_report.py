@@ -17,6 +17,11 @@ import time
 
 import pytest
 
+try:
+    import fixloop_paths  # beside this file in fixloop's runtime folder
+except ImportError:  # imported as fixloop.runner.fixloop_report, by fixloop's own tests
+    from . import fixloop_paths
+
 _out = None
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
 _cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
@@ -57,45 +62,9 @@ def _take_report_fd():
 _out = _take_report_fd()
 
 
-def _relocate(old, new):
-    """Point what the interpreter's start-up read from the virtualenv at the copy: `.pth` lines on sys.path,
-    setuptools' editable finders (`MAPPING`, `NAMESPACES`) and the `editables` redirector name the
-    project's own path, where a backend that cannot mount shows nothing of it (landlock) or the user's
-    unpatched files (none). Modules imported before this plugin (by pytest itself) stay where they are."""
-    def moved(value):
-        if not isinstance(value, str):
-            return value
-        if value == old:
-            return new
-        return new + value[len(old):] if value.startswith(old + os.sep) else value
-
-    sys.path[:] = [moved(p) for p in sys.path]
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("__editable__"):
-            continue
-        mapping = getattr(module, "MAPPING", None)
-        if isinstance(mapping, dict):
-            for key in list(mapping):
-                mapping[key] = moved(mapping[key])
-        namespaces = getattr(module, "NAMESPACES", None)
-        if isinstance(namespaces, dict):
-            for key in list(namespaces):
-                if isinstance(namespaces[key], list):
-                    namespaces[key] = [moved(p) for p in namespaces[key]]
-    redirector = sys.modules.get("editables.redirector")
-    redirections = getattr(getattr(redirector, "RedirectingFinder", None), "_redirections", None)
-    if isinstance(redirections, dict):
-        for key in list(redirections):
-            redirections[key] = moved(redirections[key])
-    sys.path_importer_cache.clear()
-    import importlib
-
-    importlib.invalidate_caches()
-
-
 _workspace = os.environ.get("FIXLOOP_WORKSPACE", "")
 if _workspace and os.path.realpath(_workspace) != os.path.realpath(_root):
-    _relocate(_workspace, _root)
+    fixloop_paths.relocate(_workspace, _root)
 
 
 def _write(obj):
@@ -107,6 +76,11 @@ def _write(obj):
             data = data[os.write(_out, data):]
     except OSError:  # the host stopped reading: nothing more to say
         pass
+
+
+_harness = fixloop_paths.harness_files(_root, _workspace)
+if _harness:
+    _write({"event": "harness", "files": _harness})
 
 
 def _in_project(path):

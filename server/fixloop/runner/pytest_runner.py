@@ -166,6 +166,10 @@ class PytestRunner:
         if report is None:
             report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
         self.clock.observe(report)
+        if first and report.harness:
+            self.notes.append(f"pytest itself imports {len(report.harness)} file(s) of this project "
+                              f"({', '.join(report.harness[:3])}{', ...' if len(report.harness) > 3 else ''}): no "
+                              "candidate may change them, since a change could alter how pytest reports results")
         if first and not report.problem:
             # An import that fails only because the copy left a file of the workspace out is no bug to fix.
             left_out = explain(self.scratch.workspace, self.scratch.listing, report)

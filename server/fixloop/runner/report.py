@@ -64,6 +64,7 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
     junit: dict[str, int] | None = None
     passes = failures = 0  # result lines as written, for the JUnit cross-check
     seconds: dict[str, float] = {}  # whole-test times, only ever used to set a test's own time limit
+    harness: tuple[str, ...] = ()
     for line in lines:
         # Every line was written inside the sandbox: anything malformed is skipped, never trusted.
         try:
@@ -78,6 +79,8 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
                 end_status = obj.get("exitstatus")
             elif kind == "finish" and 0 <= float(obj["seconds"]) < 1e6:  # never NaN or infinite
                 seconds[str(obj["nodeid"])] = float(obj["seconds"])
+            elif kind == "harness":
+                harness = tuple(str(f) for f in obj["files"][:200])
             elif kind == "junit":
                 junit = {k: int(obj[k]) for k in ("tests", "failures", "errors", "skipped")}
             elif kind == "result" and obj["outcome"] in OUTCOMES:
@@ -110,14 +113,23 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
         if "No module named pytest" in output:
             problem = "pytest is not installed in the project's interpreter"
         elif not timed_out and returncode is not None:
-            problem = f"pytest exited with code {returncode} without reporting tests: {output.strip()[-600:]}"
+            problem = f"pytest exited with code {returncode} without reporting tests: {_tail(output)}"
     if why:
         # Failures it shows stay failures (a hung test stays the failure that ended the run); no pass counts.
         shown = {n: r for n, r in results.items() if r.failed}
         if not shown and not errors and not problem and not timed_out:
             problem = f"pytest did not finish normally ({why}); its report cannot be trusted"
         results = shown
-    return TestReport(tuple(results.values()), tuple(errors), returncode or 0, duration, timed_out, output[-4000:], problem)
+    return TestReport(tuple(results.values()), tuple(errors), returncode or 0, duration, timed_out, output[-4000:], problem,
+                      harness=harness)
+
+
+def _tail(output: str, lines: int = 12, chars: int = 1200) -> str:
+    """The end of pytest's output in whole lines, where the error it died of is said."""
+    kept = output.strip().splitlines()[-lines:]
+    while len("\n".join(kept)) > chars and len(kept) > 1:
+        kept = kept[1:]
+    return "\n".join(kept)[-chars:]
 
 
 def parse_coverage(lines: list[str]) -> dict[str, dict[str, frozenset[int]]]:

@@ -125,7 +125,7 @@ HARNESS_NAMES = {
     "threading.setprofile_all_threads", "_thread.interrupt_main", "traceback.walk_stack",
 }
 # Modules any use of which is flagged: raw memory, crash hooks, pytest's internals, fixloop's own plugin.
-HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fixloop_report"}
+HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fixloop_report", "fixloop_paths"}
 # Modules whose attributes must not be reached by a computed name (getattr, __import__, ...).
 SENSITIVE_MODULES = HARNESS_MODULES | {"os", "posix", "nt", "sys", "gc", "inspect", "signal", "_signal",
                                        "builtins", "__builtin__", "threading", "_thread", "traceback",
