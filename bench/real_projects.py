@@ -211,6 +211,9 @@ def bench_one(fixloop: str, p: Project, bug: Bug, kill_after: float | None) -> R
     apply_bug(p, bug)
     summary, seconds, tail, problem = run_fixloop(fixloop, p, limit)
     status, message = str(summary.get("status", "")), str(summary.get("message", problem))
+    steps = [str(step) for step in summary.get("next_steps") or []]
+    if steps:  # what fixloop tells the user to do next, printed under its end message
+        message += "".join(f"\n    next: {step}" for step in steps)
     candidates = int(summary.get("candidates_evaluated", 0) or 0)
     if problem:
         verdict, detail = "error", problem
@@ -225,7 +228,7 @@ def bench_one(fixloop: str, p: Project, bug: Bug, kill_after: float | None) -> R
     reset(p)
     return Result(bug.id, p.name, bug.kind, verdict, round(seconds, 1), round(pytest_seconds, 2),
                   round(seconds / max(pytest_seconds, 0.01), 1), candidates, status or "-", message[:3000], tail,
-                  bool(NEXT_STEP.search(message)) if verdict != "correct" else True,
+                  verdict == "correct" or bool(steps) or bool(NEXT_STEP.search(message)),
                   detail + ("" if rc in (1, 2) else f" (plain pytest rc={rc})"), baseline, suspects)
 
 
