@@ -153,3 +153,19 @@ def test_unsaved_overlay_is_what_runs(make_project) -> None:
         assert runner.scratch.disk["lib.py"] == LIB.encode()
     finally:
         runner.close()
+
+
+def test_the_spectrum_sees_project_code_that_a_test_runs_with_os_path_patched(make_project) -> None:
+    """Coverage decides once per file whether to trace it: a test that patches `os.path.join` (as real suites
+    do to fake another platform) must not make it skip the project's files."""
+    lib = "import os\n\n\ndef where(name):\n    return os.path.join('/data', name)\n"
+    tests = ("import os\n\nimport lib\n\n\ndef test_where(monkeypatch):\n"
+             "    monkeypatch.setattr(os.path, 'join', lambda *parts: '/'.join(parts))\n"
+             "    assert lib.where('x') == '/data/y'\n")
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests})
+    runner = _runner(root)
+    try:
+        report, spectra = runner.coverage(())
+        assert report.failed and spectra["tests/test_lib.py::test_where"].get("lib.py") == frozenset({5})
+    finally:
+        runner.close()

@@ -115,6 +115,7 @@ def pytest_configure(config):
         _xml_path = os.path.abspath(config.option.xmlpath)
     if os.environ.get("FIXLOOP_COVERAGE"):
         _spectrum = _Spectrum()
+        _spectrum.start()
 
 
 def pytest_sessionstart(session):
@@ -155,8 +156,10 @@ class _Spectrum:
         self.started = False
 
     def start(self):
-        """After collection: a line run while modules are imported belongs to no test, and tracing the
-        collection (plugins, conftests, assertion rewriting) would only cost time."""
+        """Before collection, although tracing it costs some time (lines run at import belong to no test):
+        coverage decides once per file whether to trace it, and a file first entered during a test would be
+        judged with whatever the test patched (a test that mocks `os.path.join` made coverage skip every
+        project file)."""
         if self.started:
             return
         self.started = True
@@ -236,8 +239,6 @@ def pytest_collectreport(report):
 
 def pytest_collection_finish(session):
     _write({"event": "collected", "count": len(session.items)})
-    if _spectrum is not None:
-        _spectrum.start()
 
 
 class Timeout(BaseException):
