@@ -31,7 +31,7 @@ export DOCKER_HOST=unix://$SOCK
 say() { echo "docker_engine: $*" >&2; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-record() { say "$*"; echo "$*" >> "$ENGINE/timings"; }
+record() { say "$*"; echo "$(date +%s) $*" >> "$ENGINE/timings"; }  # the tests show the lines of their session
 
 answers() { [ -S "$SOCK" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 

@@ -40,7 +40,7 @@ class SandboxSettings:
     memory_mb: int = 4096
     processes: int = 512
     disk_quota_mb: int = 2048
-    docker_image: str = "python:3.11-slim"
+    docker_image: str = "fixloop-sandbox:bookworm"  # never pulled: made offline (scripts/docker_engine.sh)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def parse_status(raw: bytes) -> tuple[int | None, float, str]:
 class DockerSandbox:
     name = "docker"
 
-    def __init__(self, image: str = "python:3.11-slim") -> None:
+    def __init__(self, image: str = "fixloop-sandbox:bookworm") -> None:
         self.image = image
         self.guarantees: tuple[str, ...] = GUARANTEES
         self._client: Any = None
@@ -134,6 +134,7 @@ class DockerSandbox:
             raise SandboxUnavailable(engine.refused(e, self.image)) from e
         self._live.add(container.id)
         out, err = Capped(limits.output_bytes), Capped(limits.output_bytes)
+        oom = _OomWatch(c, container)
         try:
             reader = _attach(c, container, out, err)
             try:
@@ -141,11 +142,13 @@ class DockerSandbox:
             except Exception as e:
                 raise SandboxUnavailable(engine.refused(e, self.image)) from e
             limit_hit, code = _wait(container, started + limits.wall_seconds)
+            oom.stop()
             reader.join(KILLED_WAIT)
             report, overflow = engine.read_file(container, f"{REPORT_DIR}/report.jsonl", limits.report_bytes)
             status_raw, _ = engine.read_file(container, f"{REPORT_DIR}/status", 4096)
-            oom = _oom_killed(container)
+            oom_killed = oom.seen or _oom_killed(container)
         finally:
+            oom.stop()
             self._forget(container)
         rc, cpu, missing = parse_status(status_raw)
         rc = code if rc is None else rc  # no status file: the init itself was killed (memory)
@@ -153,8 +156,10 @@ class DockerSandbox:
             raise SandboxUnavailable(engine.lacking(self.image, missing))
         eh, et = err.text()
         oh, ot = out.text()
-        if not limit_hit and rc:
-            limit_hit = "memory" if oom else classify(rc, eh + et, cpu, limits.cpu_seconds)
+        if oom.seen and limit_hit != "wall":
+            limit_hit = "memory"  # the run's memory cap: the whole run ends, as under the other backends
+        elif not limit_hit and rc:
+            limit_hit = "memory" if oom_killed else classify(rc, eh + et, cpu, limits.cpu_seconds)
         return RunResult(
             returncode=None if limit_hit == "wall" else rc, timed_out=limit_hit == "wall", limit_hit=limit_hit,
             signal=rc - 128 if rc is not None and 128 < rc < 160 else None,
@@ -224,6 +229,42 @@ def _wait(container: Any, deadline: float) -> tuple[str, int | None]:
             if "No such container" in str(e) or "404" in str(e):
                 return "", None  # removed by kill_all (cancellation)
             raise SandboxUnavailable(engine.explain(e, "waiting for a container")) from e
+
+
+class _OomWatch:
+    """Ends the whole run when the kernel's OOM killer acts in its container (the run's memory cap): otherwise
+    only the largest process dies and the rest go on."""
+
+    def __init__(self, c: Any, container: Any) -> None:
+        self.seen = False
+        self._stopped = threading.Event()
+        self._stream: Any = None
+        self._since = int(time.time()) - 1
+        self._c, self._container = c, container
+        self._thread = threading.Thread(target=self._watch, name="fixloop-docker-oom", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                self._stream = self._c.events(since=self._since, decode=True,
+                                              filters={"container": self._container.id, "event": "oom"})
+                for _ in self._stream:
+                    self.seen = True
+                    self._container.kill()
+                    return
+            except Exception:  # the stream's read timeout, or the container is gone: watch again unless stopped
+                self._stopped.wait(0.5)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        stream = self._stream
+        if stream is not None:
+            try:
+                stream.close()
+            except Exception:  # closed already
+                pass
+        self._thread.join(2.0)
 
 
 def _oom_killed(container: Any) -> bool:

@@ -18,7 +18,7 @@ PING_SECONDS = 10.0  # an engine that does not answer a ping in this time is not
 # call may take this long before the engine is given up on.
 API_SECONDS = 300.0
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
-TOOLS = ("cp", "find", "xargs", "chown", "chmod", "setpriv")  # the prelude's, besides /bin/sh
+TOOLS = ("cp", "find", "xargs", "chown", "chmod", "setpriv", "prlimit")  # the prelude's, besides /bin/sh
 OFFLINE_RECIPE = ("debootstrap --variant=minbase --include=python3,util-linux bookworm ROOTFS && "
                   "tar -C ROOTFS -c . | docker import - {image}")
 

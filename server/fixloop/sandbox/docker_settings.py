@@ -100,7 +100,9 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
     opened = sorted(path for path, options in mounts.items() if options == OPENED)
     command = ["/bin/sh", "-c", INIT, REPORT_DIR, *opened, "--", *prelude_argv(source, workspace, changes, f"{uid}:{uid}"),
                "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--bounding-set=-all",
-               "--inh-caps=-all", "--no-new-privs", "--", *argv]
+               "--inh-caps=-all", "--no-new-privs", "--",
+               # The address space is limited here, not by the engine: runc's own start needs more.
+               "prlimit", f"--as={limits.address_space_mb * mb}", "--", *argv]
     memory = (limits.memory_total_mb or limits.address_space_mb) * mb  # the whole run's memory (cgroup)
     cpu = max(1, int(limits.cpu_seconds))
     return {
@@ -116,7 +118,6 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
         "log_config": LogConfig(type="none"), "labels": {"fixloop.sandbox": "1"},
         "ulimits": [
             Ulimit(name="cpu", soft=cpu, hard=cpu + 1),
-            Ulimit(name="as", soft=limits.address_space_mb * mb, hard=limits.address_space_mb * mb),
             Ulimit(name="fsize", soft=limits.file_size_mb * mb, hard=limits.file_size_mb * mb),
             Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
             Ulimit(name="core", soft=0, hard=0),
