@@ -144,8 +144,10 @@ class DockerSandbox:
             limit_hit, code = _wait(container, started + limits.wall_seconds)
             oom.stop()
             reader.join(KILLED_WAIT)
-            report, overflow = engine.read_file(container, f"{REPORT_DIR}/report.jsonl", limits.report_bytes)
-            status_raw, _ = engine.read_file(container, f"{REPORT_DIR}/status", 4096)
+            files, overflow = engine.read_files(container, REPORT_DIR, limits.report_bytes + 4096)
+            report, status_raw = files.get("report.jsonl", b""), files.get("status", b"")
+            overflow = overflow or len(report) > limits.report_bytes
+            report = report[:limits.report_bytes]
             oom_killed = oom.seen or _oom_killed(container)
         finally:
             oom.stop()

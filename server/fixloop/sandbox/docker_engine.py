@@ -131,21 +131,22 @@ def engine_facts(c: Any) -> dict[str, Any]:
     return info if isinstance(info, dict) else {}
 
 
-def read_file(container: Any, path: str, cap: int) -> tuple[bytes, bool]:
-    """One file from a container, through the engine (capped; a non-regular member, such as a planted link,
-    reads as nothing). (data, more than `cap`)."""
+def read_files(container: Any, folder: str, cap: int) -> tuple[dict[str, bytes], bool]:
+    """The regular files directly in a container's folder, through the engine, in one call (a non-regular
+    member, such as a planted link, reads as nothing). (name -> data, the folder held more than `cap` bytes)."""
     try:
-        stream, _ = container.get_archive(path)
+        stream, _ = container.get_archive(folder)
         raw = bytearray()
         for chunk in stream:
             raw += chunk
             if len(raw) > cap + 1024 * 1024:
-                return b"", True
+                return {}, True
+        files: dict[str, bytes] = {}
         with tarfile.open(fileobj=io.BytesIO(bytes(raw))) as tar:
-            member = tar.next()
-            if member is None or not member.isreg():
-                return b"", False
-            data = tar.extractfile(member).read(cap + 1)  # type: ignore[union-attr]
-            return data[:cap], len(data) > cap
-    except Exception:  # no such file: the run never got that far
-        return b"", False
+            for member in tar:
+                parts = member.name.split("/")
+                if member.isreg() and len(parts) == 2:
+                    files[parts[1]] = tar.extractfile(member).read(cap + 1)  # type: ignore[union-attr]
+        return files, sum(map(len, files.values())) > cap
+    except Exception:  # no such folder: the run never got that far
+        return {}, False
