@@ -23,10 +23,11 @@ from typing import Any, Sequence
 
 from . import docker_engine as engine
 from .api import Policy, RunResult, RunTree, SandboxLimits, SandboxUnavailable
+from .docker_io import OomWatch, Streams, oom_killed, wait
 from .docker_settings import REPORT_DIR, container_settings
 from .fresh import remove, stage_changes
 from .rlimits import classify
-from .streams import Capped
+from .streams import Capped, close_fds
 
 GUARANTEES = (
     "container: no network, read-only root, all capabilities dropped after the prelude, no new privileges",
@@ -40,7 +41,6 @@ CAVEATS = (
     "no warm workers: every candidate runs in a new container (slower screening than bwrap)",
 )
 SANDBOX_UID = 199_999  # as root: a uid of its own for the runs (bwrap's dedicated range starts at 200,000)
-KILLED_WAIT = 10.0
 TIMES = re.compile(r"(\d+)m([\d.]+)s")
 
 
@@ -110,47 +110,56 @@ class DockerSandbox:
 
     def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
             fds: Sequence[int] = ()) -> RunResult:
-        for fd in fds:  # a container cannot get the host's descriptors: a warm worker never starts here
-            os.close(fd)
-        if fds:
-            return RunResult(returncode=None, stderr_head="the docker backend cannot pass descriptors into a "
-                             "container (no warm workers)", backend=self.name, guarantees=self.guarantees)
-        if policy.network:
-            raise SandboxUnavailable("the docker backend never gives network access; set sandbox.backend = \"none\"")
-        c = self.connect()
-        uid = os.getuid() or SANDBOX_UID
-        changes = stage_changes(tree)
+        changes = None
         try:
-            settings = container_settings(argv, tree, limits, policy, self.image, uid, changes)
-            return self._contain(c, settings, limits)
+            if len(fds) not in (0, 2):
+                raise SandboxUnavailable("the docker backend bridges exactly two descriptors (a request and an answer)")
+            if policy.network:
+                raise SandboxUnavailable("the docker backend never gives network access; set sandbox.backend = \"none\"")
+            c = self.connect()
+            changes = stage_changes(tree)
+            settings = container_settings(argv, tree, limits, policy, self.image, os.getuid() or SANDBOX_UID,
+                                          changes, fds)
+        except BaseException:
+            close_fds(fds)
+            remove(changes)
+            raise
+        try:
+            return self._contain(c, settings, limits, fds)
         finally:
             remove(changes)
 
-    def _contain(self, c: Any, settings: dict[str, Any], limits: SandboxLimits) -> RunResult:
+    def _contain(self, c: Any, settings: dict[str, Any], limits: SandboxLimits, fds: Sequence[int]) -> RunResult:
         started = time.monotonic()
         try:
             container = c.containers.create(**settings)
         except Exception as e:
+            close_fds(fds)
             raise SandboxUnavailable(engine.refused(e, self.image)) from e
         self._live.add(container.id)
         out, err = Capped(limits.output_bytes), Capped(limits.output_bytes)
-        oom = _OomWatch(c, container)
+        oom = OomWatch(c, container)
+        streams: Streams | None = None
         try:
-            reader = _attach(c, container, out, err)
+            streams = Streams(c, container, out, err, fds)
             try:
                 container.start()
             except Exception as e:
                 raise SandboxUnavailable(engine.refused(e, self.image)) from e
-            limit_hit, code = _wait(container, started + limits.wall_seconds)
+            limit_hit, code = wait(container, started + limits.wall_seconds)
             oom.stop()
-            reader.join(KILLED_WAIT)
+            streams.close()
             files, overflow = engine.read_files(container, REPORT_DIR, limits.report_bytes + 4096)
             report, status_raw = files.get("report.jsonl", b""), files.get("status", b"")
             overflow = overflow or len(report) > limits.report_bytes
             report = report[:limits.report_bytes]
-            oom_killed = oom.seen or _oom_killed(container)
+            oom_hit = oom.seen or oom_killed(container)
         finally:
             oom.stop()
+            if streams is None:
+                close_fds(fds)
+            else:
+                streams.close()
             self._forget(container)
         rc, cpu, missing = parse_status(status_raw)
         rc = code if rc is None else rc  # no status file: the init itself was killed (memory)
@@ -161,7 +170,7 @@ class DockerSandbox:
         if oom.seen and limit_hit != "wall":
             limit_hit = "memory"  # the run's memory cap: the whole run ends, as under the other backends
         elif not limit_hit and rc:
-            limit_hit = "memory" if oom_killed else classify(rc, eh + et, cpu, limits.cpu_seconds)
+            limit_hit = "memory" if oom_hit else classify(rc, eh + et, cpu, limits.cpu_seconds)
         return RunResult(
             returncode=None if limit_hit == "wall" else rc, timed_out=limit_hit == "wall", limit_hit=limit_hit,
             signal=rc - 128 if rc is not None and 128 < rc < 160 else None,
@@ -183,96 +192,4 @@ class DockerSandbox:
                 self._client.containers.get(cid).remove(force=True, v=True)
             except Exception:  # already gone
                 pass
-
-
-def _attach(c: Any, container: Any, out: Capped, err: Capped) -> threading.Thread:
-    """Stream the container's stdout and stderr into the caps, from before it starts until it ends."""
-    from docker.utils.socket import STDERR, frames_iter
-
-    try:
-        sock = c.api.attach_socket(container.id, params={"stdout": 1, "stderr": 1, "stream": 1})
-    except Exception as e:
-        raise SandboxUnavailable(engine.explain(e, "attaching to a container")) from e
-    raw = getattr(sock, "_sock", sock)
-    raw.settimeout(None)  # a run may print nothing for longer than any API timeout
-
-    def pump() -> None:
-        try:
-            for stream, data in frames_iter(sock, False):
-                (err if stream == STDERR else out).feed(data)
-        except Exception:  # the container was removed under us (wall clock, cancellation)
-            pass
-        finally:
-            sock.close()
-
-    thread = threading.Thread(target=pump, name="fixloop-docker-output", daemon=True)
-    thread.start()
-    return thread
-
-
-def _wait(container: Any, deadline: float) -> tuple[str, int | None]:
-    """Wait for the container to end: ("wall", None) when the deadline came first (then it is killed), else
-    ("", its exit status)."""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            try:
-                container.kill()
-                container.wait(timeout=KILLED_WAIT)
-            except Exception:  # already gone
-                pass
-            return "wall", None
-        try:
-            code = container.wait(timeout=max(1, min(left, engine.API_SECONDS))).get("StatusCode")
-            return "", code if isinstance(code, int) else None
-        except Exception as e:
-            if "timed out" in str(e).lower() or "timeout" in type(e).__name__.lower():
-                continue  # not done yet: the deadline decides
-            if "No such container" in str(e) or "404" in str(e):
-                return "", None  # removed by kill_all (cancellation)
-            raise SandboxUnavailable(engine.explain(e, "waiting for a container")) from e
-
-
-class _OomWatch:
-    """Ends the whole run when the kernel's OOM killer acts in its container (the run's memory cap): otherwise
-    only the largest process dies and the rest go on."""
-
-    def __init__(self, c: Any, container: Any) -> None:
-        self.seen = False
-        self._stopped = threading.Event()
-        self._stream: Any = None
-        self._since = int(time.time()) - 1
-        self._c, self._container = c, container
-        self._thread = threading.Thread(target=self._watch, name="fixloop-docker-oom", daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                self._stream = self._c.events(since=self._since, decode=True,
-                                              filters={"container": self._container.id, "event": "oom"})
-                for _ in self._stream:
-                    self.seen = True
-                    self._container.kill()
-                    return
-            except Exception:  # the stream's read timeout, or the container is gone: watch again unless stopped
-                self._stopped.wait(0.5)
-
-    def stop(self) -> None:
-        self._stopped.set()
-        stream = self._stream
-        if stream is not None:
-            try:
-                stream.close()
-            except Exception:  # closed already
-                pass
-        self._thread.join(2.0)
-
-
-def _oom_killed(container: Any) -> bool:
-    try:
-        container.reload()
-        return bool(container.attrs.get("State", {}).get("OOMKilled"))
-    except Exception:
-        return False
 

@@ -3,7 +3,7 @@
 The container's first process is a small shell of ours, not the engine's docker-init (which the engine binds
 at /sbin/docker-init, where a host /usr shown for a distribution's Python would hide it). As root, with the
 prelude's few capabilities, it checks that the image has the prelude's tools, opens the report file in a
-private tmpfs, runs the prelude and the command as a foreground child (so it reaps every orphan meanwhile,
+folder of its own (a volume only root can enter), runs the prelude and the command as a foreground child (so it reaps every orphan meanwhile,
 and the command sees SIGINT as usual), then writes the command's exit status and the CPU time of every
 reaped process beside the report, where nothing the command runs can write.
 """
@@ -26,16 +26,27 @@ SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock"
 # tmpfs at its top folder first, so the run's uid can reach it: an image keeps /root private (0700).
 IMAGE_TOPS = frozenset({"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var", "/opt",
                         "/proc", "/sys", "/dev", "/run", "/tmp"})
-# $0: the report folder; then the top folders to open (an image's mode survives a tmpfs mounted over it), "--",
-# the prelude and the command.
 OPENED = "size=1m,mode=0755"
-INIT = (
-    'chmod 0700 "$0"; missing=; for t in ' + " ".join(TOOLS) + '; do command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done; '
-    'if [ -n "$missing" ]; then echo "missing$missing" > "$0/status"; exit 127; fi; '
-    'while [ "$1" != -- ]; do chmod 0755 "$1"; shift; done; shift; '
-    f'exec {REPORT_FD}>"$0/report.jsonl"; '
-    '"$@"; s=$?; { echo "exit $s"; times; } > "$0/status"; exit $s'
-)
+
+
+def init_script(fds: Sequence[int] = ()) -> str:
+    """The container's first process. $0: the report folder; then the top folders to open (an image's mode
+    survives a tmpfs mounted over it), "--", the prelude and the command. With two descriptors (request, answer),
+    bash (dash knows only 0-9) gives the command the request stream as the first, the stdout stream as the
+    second, and its own stdout goes to stderr."""
+    tools = TOOLS + (("bash",) if fds else ())
+    run = '"$@"'
+    if fds:
+        request, answer = (int(fd) for fd in fds)
+        run = f'bash -c \'exec {request}<&0 {answer}>&1 1>&2 0</dev/null; exec "$@"\' fixloop-fds "$@"'
+    return (
+        'chmod 0700 "$0"; missing=; for t in ' + " ".join(tools) + '; do '
+        'command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done; '
+        'if [ -n "$missing" ]; then echo "missing$missing" > "$0/status"; exit 127; fi; '
+        'while [ "$1" != -- ]; do chmod 0755 "$1"; shift; done; shift; '
+        f'exec {REPORT_FD}>"$0/report.jsonl"; '
+        f'{run}; s=$?; {{ echo "exit $s"; times; }} > "$0/status"; exit $s'
+    )
 
 
 def check_bind(path: Path) -> None:
@@ -84,7 +95,7 @@ def tmpfs(tree: RunTree, limits: SandboxLimits, volumes: dict[str, dict[str, str
 
 
 def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
-                       image: str, uid: int, changes: Path | None = None) -> dict[str, Any]:
+                       image: str, uid: int, changes: Path | None = None, fds: Sequence[int] = ()) -> dict[str, Any]:
     """Keyword arguments for `client.containers.create` (unit-tested)."""
     from docker.types import LogConfig, Mount, Ulimit
 
@@ -98,7 +109,7 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
     # Root fills the copy and hands it over; setpriv drops every capability before the command.
     mounts = tmpfs(tree, limits, volumes)
     opened = sorted(path for path, options in mounts.items() if options == OPENED)
-    command = ["/bin/sh", "-c", INIT, REPORT_DIR, *opened, "--", *prelude_argv(source, workspace, changes, f"{uid}:{uid}"),
+    command = ["/bin/sh", "-c", init_script(fds), REPORT_DIR, *opened, "--", *prelude_argv(source, workspace, changes, f"{uid}:{uid}"),
                "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--bounding-set=-all",
                "--inh-caps=-all", "--no-new-privs", "--",
                # The address space is limited here, not by the engine: runc's own start needs more.
@@ -113,7 +124,7 @@ def container_settings(argv: Sequence[str], tree: RunTree, limits: SandboxLimits
         "tmpfs": mounts,
         # The report folder outlives the container (an anonymous volume, removed with it): a tmpfs would be gone
         # before the host could read it. Root's alone; the command writes only through the descriptor it gets.
-        "mounts": [Mount(REPORT_DIR, None, type="volume")], "init": False, "stdin_open": False, "tty": False,
+        "mounts": [Mount(REPORT_DIR, None, type="volume")], "init": False, "stdin_open": bool(fds), "tty": False,
         # Output reaches the host through an attached stream, capped there; the engine keeps none of it on disk.
         "log_config": LogConfig(type="none"), "labels": {"fixloop.sandbox": "1"},
         "ulimits": [
