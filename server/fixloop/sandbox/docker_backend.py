@@ -36,9 +36,14 @@ GUARANTEES = (
     "rlimits: cpu, address space, file size, open files, no core dumps",
     "wall-clock kill (container removed); output capped while it streams, none kept by the engine",
 )
+# What docker does not guarantee here, said beside what it does (`fixloop doctor`, every run's log).
 CAVEATS = (
-    "whoever may use the engine's socket is root on this machine: fixloop never mounts it, but guard it",
-    "no warm workers: every candidate runs in a new container (slower screening than bwrap)",
+    "not guaranteed: the engine runs as root, so whoever may use its socket is root on this machine (fixloop never "
+    "mounts the socket into a run; guard who is in its group)",
+    "not guaranteed: no seccomp filter of fixloop's own: the engine's default profile decides which system calls "
+    "a run may make",
+    "not guaranteed: a remote engine (DOCKER_HOST=tcp://...) cannot run the tests: the copy, the interpreter and "
+    "fixloop's files are bound from the engine's own machine",
 )
 SANDBOX_UID = 199_999  # as root: a uid of its own for the runs (bwrap's dedicated range starts at 200,000)
 TIMES = re.compile(r"(\d+)m([\d.]+)s")
@@ -91,7 +96,9 @@ class DockerSandbox:
             if self._client is None:
                 c = engine.client()
                 engine.check_image(c, self.image)
-                self.guarantees = GUARANTEES + facts_lines(engine.engine_facts(c))
+                info = engine.engine_facts(c)
+                rootless = "rootless" in " ".join(str(o) for o in info.get("SecurityOptions") or ())
+                self.guarantees = GUARANTEES + facts_lines(info) + (CAVEATS[1:] if rootless else CAVEATS)
                 self._client = c
             return self._client
 
