@@ -199,6 +199,19 @@ def test_each_bad_image_has_its_own_message(docker_engine: Engine, images: dict[
     assert DockerSandbox(docker_engine.image).probe() == ""
 
 
+def test_a_warm_worker_that_cannot_start_says_why_in_its_result(images: dict[str, str], tmp_path: Path) -> None:
+    # Its server runs in a thread of its own: a result (and the descriptors closed, so the host sees EOF), not
+    # an exception that would end that thread with a traceback.
+    request_r, request_w = os.pipe()
+    answer_r, answer_w = os.pipe()
+    result = DockerSandbox(images["no-setpriv"]).run(["/bin/true"], RunTree(tmp_path), LIMITS, Policy(),
+                                                     fds=(request_r, answer_w))
+    assert result.returncode is None and "lacks setpriv" in result.stderr_head, result
+    assert os.read(answer_r, 10) == b""  # EOF: no write end is left open
+    for fd in (request_w, answer_r):
+        os.close(fd)
+
+
 def test_a_socket_without_permission_has_its_own_message(docker_engine: Engine) -> None:
     from tests.hostile.harness import NOBODY, nobody_python
 

@@ -133,6 +133,13 @@ class DockerSandbox:
             raise
         try:
             return self._contain(c, settings, limits, fds)
+        except SandboxUnavailable as e:
+            if not fds:
+                raise
+            # A warm worker's server runs in a thread of its own: it learns why from the result, and the run
+            # goes on with a fresh pytest per candidate.
+            return RunResult(returncode=None, stderr_head=str(e), stderr_total=len(str(e)), backend=self.name,
+                             guarantees=self.guarantees)
         finally:
             remove(changes)
 
