@@ -129,6 +129,11 @@ image() {
   mkdir -p "$CACHE/images"
   exec 9>"$CACHE/images/$KEY.lock"
   flock 9
+  label=$(docker image inspect -f '{{index .Config.Labels "fixloop.recipe"}}' "$IMAGE" 2>/dev/null || true)
+  if [ "$label" = "$KEY" ]; then  # imported meanwhile by another caller
+    echo "IMAGE=$IMAGE"
+    return 0
+  fi
   local tar=$CACHE/images/$KEY.tar t0
   if [ ! -s "$tar" ]; then
     command -v debootstrap >/dev/null || { say "debootstrap not found: apt-get install debootstrap"; exit 2; }

@@ -160,7 +160,8 @@ class DockerSandbox:
                 container.start()
             except Exception as e:
                 raise SandboxUnavailable(engine.refused(e, self.image)) from e
-            limit_hit, code = wait(container, started + limits.wall_seconds)
+            # The wall clock starts with the container: creating it (seconds on vfs) is the engine's cost.
+            limit_hit, code = wait(container, time.monotonic() + limits.wall_seconds)
             oom.stop()
             streams.close()
             files, overflow = engine.read_files(container, REPORT_DIR, limits.report_bytes + 4096)
