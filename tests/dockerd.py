@@ -24,7 +24,6 @@ SCRIPT = REPO / "scripts" / "docker_engine.sh"
 CACHE = Path(os.environ.get("FIXLOOP_DOCKER_CACHE", "/var/cache/fixloop-docker"))
 ENGINE = CACHE / "engine"
 STARTED_BY_TESTS = ENGINE / "started-by-tests"
-IMAGE = "fixloop-sandbox:bookworm"  # the image `sandbox.docker_image` names by default
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def run_tests(host: Host, backend: str, spec: str) -> subprocess.CompletedProces
     host.give_away()
     done = subprocess.run(as_user(host, backend, argv), cwd=host.top, env=user_env(host, backend), capture_output=True,
                           text=True, timeout=300)
-    if host.user == "nobody" and "does not work here" in done.stderr:
+    if host.user == "nobody" and backend != "docker" and "does not work here" in done.stderr:
         pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
     return done
 
