@@ -107,6 +107,20 @@ def test_a_socket_nobody_listens_on_is_its_own_message(tmp_path: Path, monkeypat
             client()
 
 
+def test_an_engine_that_accepts_but_never_answers_is_its_own_message(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import fixloop.sandbox.docker_engine as engine
+
+    path = tmp_path / "hung.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+        s.listen(8)  # connections wait in the backlog; nothing ever answers them
+        monkeypatch.setenv("DOCKER_HOST", f"unix://{path}")
+        monkeypatch.setattr(engine, "PING_SECONDS", 1.0)  # the ping's patience, not what is tested
+        with pytest.raises(SandboxUnavailable, match=r"did not answer in time \(a ping\)"):
+            client()
+
+
 def test_the_docker_backend_refuses_the_network(tmp_path: Path) -> None:
     sandbox = DockerSandbox()
     r, w = os.pipe()

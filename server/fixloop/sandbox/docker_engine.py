@@ -71,8 +71,8 @@ def explain(e: BaseException, doing: str = "") -> str:
     if errno.ECONNREFUSED in codes:
         return f"no docker engine answers at {where} (connection refused): start the engine, or fix DOCKER_HOST"
     if "timed out" in text.lower() or "timeout" in type(e).__name__.lower():
-        return f"the docker engine at {where} did not answer in time{' while ' + doing if doing else ''}: {text[-200:]}"
-    return f"the docker engine at {where} failed{' while ' + doing if doing else ''}: {type(e).__name__}: {text[-300:]}"
+        return f"the docker engine at {where} did not answer in time{f' ({doing})' if doing else ''}: {text[-200:]}"
+    return f"the docker engine at {where} failed{f' ({doing})' if doing else ''}: {type(e).__name__}: {text[-300:]}"
 
 
 def client() -> Any:
@@ -85,7 +85,7 @@ def client() -> Any:
         c = docker.from_env(timeout=int(PING_SECONDS))
         c.ping()
     except Exception as e:  # docker.errors.DockerException, requests errors
-        raise SandboxUnavailable(explain(e, "answering a ping")) from e
+        raise SandboxUnavailable(explain(e, "a ping")) from e
     c.api.timeout = API_SECONDS
     return c
 
