@@ -22,11 +22,15 @@ run_pytest() {
 if [ $# -gt 0 ]; then
   run_pytest "selected" "$@"
 else
-  # The fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile projects.
-  # Both run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
+  # The fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile projects;
+  # the docker stage runs the docker backend's tests.
+  # All run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
   workers=${PYTEST_WORKERS:-2}
-  run_pytest "fast stage" -m "not e2e" -n "$workers" --dist worksteal
-  run_pytest "end-to-end stage" -m e2e -n "$workers" --dist worksteal --durations=20
+  run_pytest "fast stage" -m "not e2e and not docker" -n "$workers" --dist worksteal
+  run_pytest "end-to-end stage" -m "e2e and not docker" -n "$workers" --dist worksteal --durations=20
+  # The docker backend on a private engine the tests start (and stop) themselves: the abuse suite, the hostile
+  # projects and whole fixes in containers. Its closing lines say how long the engine and the image took.
+  run_pytest "docker stage" -m docker -n "$workers" --dist worksteal --durations=10
 fi
 
 # The editor suites install what they need once (cached outside the clone) and print their own totals.

@@ -9,6 +9,7 @@ from typing import Callable, Iterator, Mapping
 
 import pytest
 
+from tests import dockerd
 from tests.project_python import project_python
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,3 +77,19 @@ def fixloop_env(**extra: str) -> dict[str, str]:
 
 # The interpreter of the test projects (`--python`): pytest without the dev environment's plugins.
 PYTHON = project_python()
+
+
+@pytest.fixture(scope="session")
+def docker_engine() -> dockerd.Engine:
+    """A private docker engine (started once per machine) and its offline-built sandbox image; DOCKER_HOST
+    points at it from here on. Skips where no engine can start."""
+    return dockerd.engine()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    dockerd.release()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in dockerd.summary_lines(dockerd.SESSION_START):
+        terminalreporter.write_line(line)

@@ -283,7 +283,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "llm.cache_write_price_per_mtok": (USER, "prices decide when the cost limit stops a run"),
     "sandbox.backend": (USER, "only you choose how the tests are isolated (--sandbox or the editor setting)"),
     "sandbox.memory_mb": (AT_MOST, ""), "sandbox.processes": (AT_MOST, ""), "sandbox.disk_quota_mb": (AT_MOST, ""),
-    "sandbox.docker_image": (USER, "the image is fetched and run on your machine"),
+    "sandbox.docker_image": (USER, "the image runs on your machine, with your engine"),
     "memory.enabled": (ONLY_FALSE, ""),
     "memory.uri": (USER, "the memory holds code from all your projects; use --memory, FIXLOOP_MEMORY or the editor setting"),
     "memory.embedder": (USER, "a plug-in embedder is code run outside the sandbox"),

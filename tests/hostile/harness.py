@@ -28,12 +28,15 @@ from typing import Any, Mapping, Sequence
 import pytest
 
 from fixloop.sandbox.backends import AUTO_ORDER
+from tests import dockerd
 from tests.conftest import PYTHON
 
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
 USERS = ("root", "nobody")
-BACKENDS = AUTO_ORDER  # every backend `auto` may pick (the backend table's); each is skipped where it does not work
+# Every backend `auto` may pick (the backend table's), and docker on the tests' private engine (CI runs those in
+# their own stage, `-m docker`); each is skipped where it does not work.
+BACKENDS = (*AUTO_ORDER, pytest.param("docker", marks=pytest.mark.docker))
 BAIT_KEY = "BAIT-PRIVATE-KEY\n"
 BAIT_RC = "# the user's shell rc\n"
 BAIT_API_KEY = "sk-ant-bait-hostile-0000"
@@ -126,7 +129,8 @@ def nobody_python() -> str:
                             str(REPO / "server" / "fixloop" / "__init__.py")])
     if probe.returncode != 0:
         pytest.skip(f"the checkout at {REPO} is not readable by uid {NOBODY}")
-    tag = hashlib.sha256((str(REPO) + (REPO / "pyproject.toml").read_text()).encode()).hexdigest()[:12]
+    spec = f"{REPO}[docker]"  # docker-py too: the docker backend's client runs as this user
+    tag = hashlib.sha256((spec + (REPO / "pyproject.toml").read_text()).encode()).hexdigest()[:12]
     cache = Path(os.environ.get("FIXLOOP_HOSTILE_CACHE", "/var/cache/fixloop-hostile"))
     venv = cache / f"venv-{tag}"
     python = venv / "bin" / "python"
@@ -140,11 +144,36 @@ def nobody_python() -> str:
             t0 = time.monotonic()
             shutil.rmtree(venv, ignore_errors=True)
             subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
-            subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(REPO), "pytest"], check=True,
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", spec, "pytest"], check=True,
                            stdout=subprocess.DEVNULL)
             (venv / ".complete").write_text("")
             sys.stderr.write(f"\nhostile: built the unprivileged user's virtualenv in {time.monotonic() - t0:.0f} s\n")
     return str(python)
+
+
+def user_env(host: Host, backend: str) -> dict[str, str]:
+    """The environment a fixloop command gets: the bait home, private data folders, a bait API key, and the
+    private engine's address for docker."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
+           "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),
+           "ANTHROPIC_API_KEY": BAIT_API_KEY}
+    if backend == "docker":
+        env["DOCKER_HOST"] = dockerd.engine().host
+    return env
+
+
+def as_user(host: Host, backend: str, argv: Sequence[str]) -> list[str]:
+    """`argv` as the host's user: uid 65534 with no groups, except the engine socket's group for docker (whoever
+    may use a docker engine must be in it)."""
+    if host.user != "nobody":
+        return list(argv)
+    groups = ["--clear-groups"]
+    if backend == "docker":
+        gid = dockerd.engine().group
+        if gid == 0:
+            pytest.skip("the private engine's socket belongs to group root: no unprivileged user may use it")
+        groups = [f"--groups={gid}"]
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", *groups, *argv]
 
 
 @dataclass
@@ -169,15 +198,12 @@ def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | No
         # root's projects run on the lean test interpreter (pytest without the dev plugins, as in most projects).
         argv += ["--python", python or (PYTHON if host.user == "root" else interpreter)]
     argv += list(args)
-    base_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
-                "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),
-                "ANTHROPIC_API_KEY": BAIT_API_KEY,
-                "FIXLOOP_BAIT": "bait-in-the-parent-environment"}
+    base_env = user_env(host, backend)
+    base_env["FIXLOOP_BAIT"] = "bait-in-the-parent-environment"
     base_env.update(env or {})
     host.give_away()
-    if host.user == "nobody":
-        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
-    done = subprocess.run(argv, cwd=host.top, env=base_env, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(as_user(host, backend, argv), cwd=host.top, env=base_env, capture_output=True, text=True,
+                          timeout=timeout)
     summary = None
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("{"):
@@ -186,7 +212,8 @@ def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | No
             except ValueError:
                 pass
             break
-    if host.user == "nobody" and "does not work here" in done.stderr and backend in done.stderr:
+    # (docker is given the socket's group: there a refusal is a failure, not a skip)
+    if host.user == "nobody" and backend != "docker" and "does not work here" in done.stderr and backend in done.stderr:
         pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
     return Fixed(done.returncode, summary, done.stdout, done.stderr)
 
@@ -204,6 +231,8 @@ def host(request: pytest.FixtureRequest) -> Any:
 def backend(request: pytest.FixtureRequest) -> str:
     from fixloop.sandbox.select import probe
 
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")
     found, reason = probe(request.param)
     if found is None:
         pytest.skip(f"{request.param} unavailable here: {reason}")

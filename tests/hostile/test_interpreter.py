@@ -50,7 +50,9 @@ def _attacker_venv(host: Host) -> None:
     for name in PYTEST_PACKAGES:
         src = Path(facts["purelib"]) / name
         if src.is_dir():
-            shutil.copytree(src, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # With its bytecode, as pip leaves it: a warm worker's child imports pytest again from a `.venv`
+            # inside the project, and from source alone that takes seconds of a candidate's time limit.
+            shutil.copytree(src, site / name)
         elif src.is_file():
             shutil.copy(src, site / name)
     (venv / "pyvenv.cfg").write_text(f"home = {base_bin}\ninclude-system-site-packages = false\n"

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import PYTHON
 
-from .harness import BAIT_API_KEY, BAIT_KEY, NOBODY, Host, nobody_python
+from .harness import BAIT_KEY, Host, as_user, nobody_python, user_env
 
 MODULE = '''import os
 
@@ -47,14 +47,10 @@ def run_tests(host: Host, backend: str, spec: str) -> subprocess.CompletedProces
     interpreter = sys.executable if host.user == "root" else nobody_python()
     argv = [interpreter, "-m", "fixloop", "tests", spec, "--root", str(host.project), "--yes", "--json",
             "--sandbox", backend, "--python", PYTHON if host.user == "root" else interpreter]
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
-           "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),
-           "ANTHROPIC_API_KEY": BAIT_API_KEY}
     host.give_away()
-    if host.user == "nobody":
-        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
-    done = subprocess.run(argv, cwd=host.top, env=env, capture_output=True, text=True, timeout=300)
-    if host.user == "nobody" and "does not work here" in done.stderr:
+    done = subprocess.run(as_user(host, backend, argv), cwd=host.top, env=user_env(host, backend), capture_output=True,
+                          text=True, timeout=300)
+    if host.user == "nobody" and backend != "docker" and "does not work here" in done.stderr:
         pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
     return done
 

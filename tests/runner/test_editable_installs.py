@@ -95,3 +95,15 @@ def test_a_backend_that_cannot_mount_points_the_interpreter_at_the_copy(place: P
     summary = fix(project, python, "landlock", venv_inside=False)
     assert summary["status"] == "fixed", summary
     assert "+    return a + b" in str(summary["diff"])
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("backend,venv_inside", [("setuptools", True), ("hatchling", False)])
+def test_a_src_layout_editable_install_is_fixed_in_containers(place: Path, backend: str, venv_inside: bool,
+                                                             docker_engine: object) -> None:
+    # The copy sits at the project's path in the container too, so the install's paths lead to it.
+    project, python = make_project(place, backend, "src", venv_inside)
+    summary = fix(project, python, "docker", venv_inside)
+    assert summary["status"] == "fixed", summary
+    assert summary["files_changed"] == ["src/calc/core.py"] and summary["limits"]["backend"] == "docker"
+    assert "+    return a + b" in str(summary["diff"])

@@ -1,7 +1,7 @@
 """A planted world for the abuse suite: a throwaway home with a key, an original project, baits and listeners.
 
 Everything lives in pytest's tmp dirs; nothing on the real machine is touched. Each test runs the
-hostile payload through a real backend (bwrap and landlock, when they work here) and then checks the
+hostile payload through a real backend (bwrap, landlock and docker, when they work here) and then checks the
 host: files unchanged, listeners untouched, bait process alive, nothing left running.
 """
 
@@ -28,15 +28,19 @@ from fixloop.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
 # FIXLOOP_ABUSE_BACKENDS=none shows the suite has teeth: against the unsandboxed backend it fails.
-ISOLATING = tuple(os.environ.get("FIXLOOP_ABUSE_BACKENDS", "bwrap,landlock").split(","))
+ISOLATING = tuple(os.environ.get("FIXLOOP_ABUSE_BACKENDS", "bwrap,landlock,docker").split(","))
+# docker runs on the tests' private engine, in CI's docker stage (`-m docker`).
+PARAMS = [pytest.param(name, marks=pytest.mark.docker) if name == "docker" else name for name in ISOLATING]
 BAIT_ENV = {"ANTHROPIC_API_KEY": "sk-ant-bait-0000", "GITHUB_TOKEN": "bait-token", "MY_SECRET": "bait-secret",
             "DB_PASSWORD": "bait-password", "SAFE_SETTING": "visible"}
 
 
-@pytest.fixture(params=ISOLATING)
+@pytest.fixture(params=PARAMS)
 def sandbox(request: pytest.FixtureRequest) -> Any:
     if request.param == "none" and os.geteuid() == 0:
         pytest.skip("the unsandboxed backend would really write /etc and /usr as root")
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")
     backend, reason = probe(request.param)
     if backend is None:
         pytest.skip(f"{request.param} unavailable here: {reason}")
@@ -56,7 +60,9 @@ class Listener:
         self.unix.bind(self.unix_path)
         self.unix.listen()
         self.abstract = socket.socket(socket.AF_UNIX)
-        self.abstract.bind("\0fixloop-abuse-abstract")
+        # Abstract names are machine-wide (per network namespace): each listener has its own.
+        self.abstract_name = f"fixloop-abuse-{uuid.uuid4().hex}"
+        self.abstract.bind("\0" + self.abstract_name)
         self.abstract.listen()
         for s in (self.tcp, self.udp, self.unix, self.abstract):
             s.settimeout(0.2)

@@ -112,7 +112,7 @@ def fds():
     say(opened=len(held))
 
 
-def net(tcp_port, udp_port, unix_path):
+def net(tcp_port, udp_port, unix_path, abstract_name="fixloop-abuse-abstract"):
     def tcp():
         with socket.create_connection(("127.0.0.1", int(tcp_port)), timeout=2) as s:
             s.sendall(b"leak")
@@ -133,7 +133,7 @@ def net(tcp_port, udp_port, unix_path):
 
     def abstract():
         with socket.socket(socket.AF_UNIX) as s:
-            s.connect("\0fixloop-abuse-abstract")
+            s.connect("\0" + abstract_name)
 
     say(tcp=attempt(tcp), udp=attempt(udp), unix=attempt(unix), dns=attempt(dns), abstract=attempt(abstract))
 

@@ -126,7 +126,8 @@ def test_fd_exhaustion_is_capped(sandbox: Any, world: World) -> None:
 def test_network_is_unreachable(sandbox: Any, world: World) -> None:
     before = world.snapshot()
     tcp, udp = world.listener.ports
-    result, facts = world.run(sandbox, "net", str(tcp), str(udp), world.listener.unix_path)
+    result, facts = world.run(sandbox, "net", str(tcp), str(udp), world.listener.unix_path,
+                              world.listener.abstract_name)
     for kind in ("tcp", "unix", "dns", "abstract"):
         assert facts[kind].startswith("denied"), (kind, facts[kind])
     settled(world, before)  # also: no datagram reached the host's UDP listener

@@ -40,7 +40,7 @@ class SandboxSettings:
     memory_mb: int = 4096
     processes: int = 512
     disk_quota_mb: int = 2048
-    docker_image: str = "python:3.11-slim"
+    docker_image: str = "fixloop-sandbox:bookworm"  # never pulled: made offline (scripts/docker_engine.sh)
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,8 @@ BACKENDS: tuple[Backend, ...] = (
     Backend("landlock", "Landlock file rules, seccomp (no sockets) and a subreaper supervisor",
             _landlock, auto=True, linux_only=True, hint="use a kernel with Landlock and install pyseccomp"),
     Backend("docker", "one throwaway container per run: no network, read-only root, no capabilities",
-            _docker, hint="start a docker engine or choose another backend"),
+            _docker, hint="docs/sandbox.md says how to run a private engine with an image made offline; "
+                          "or choose another backend"),
     Backend("none", "unsandboxed: limits only, every run labelled so", _none,
             label="unsandboxed: explicit opt-in only"),
 )
