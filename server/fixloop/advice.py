@@ -125,7 +125,7 @@ def _errors(s: Situation, python: str) -> list[str]:
     if baseline.harness:
         steps.append(f"pytest itself imports {len(baseline.harness)} file(s) of this project "
                      f"({printable(baseline.harness[0])}, ...), so fixloop changes none of them (a change could alter "
-                     "how pytest reports results): fix a bug there by hand, starting from the suspects above")
+                     "how pytest reports results): fix a bug there by hand (the failing tests' tracebacks show where)")
     hung = [r.nodeid for r in baseline.results if r.hung]
     if hung:
         steps.append(f"{len(hung)} test(s) hit the per-test time limit ({printable(hung[0])}"

@@ -144,7 +144,9 @@ class _Run:
         t0 = self.ports.now()
         note = ""
         if localizer is not None:
-            ctx.suspects = localizer.localize(ctx.baseline, ctx.sources, self.targets)
+            # Code pytest itself runs is never changed (the guard), so it is never suspected either.
+            ctx.suspects = tuple(x for x in localizer.localize(ctx.baseline, ctx.sources, self.targets)
+                                 if x.path not in ctx.baseline.harness)
             self.test_runs += 1 if localizer.runs_tests else 0
             note = localizer.note
         self.durations["localize"] = self.ports.now() - t0
