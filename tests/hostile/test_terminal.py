@@ -63,7 +63,8 @@ RUN_ID = "20260101-000000-aaaaaa"
 
 
 def committed_run(project: Path) -> Path:
-    """A run log the repository ships: every string field and the diff carry the payloads."""
+    """A run log the repository ships: every string field and the diff carry the payloads, and its summary.json
+    holds them raw (not even JSON then: the history reads the events instead, `report RUN_DIR` the bytes)."""
     run = project / ".fixloop" / "runs" / RUN_ID
     run.mkdir(parents=True)
     payload = "".join(PAYLOADS)
@@ -71,7 +72,8 @@ def committed_run(project: Path) -> Path:
                "operator": "swap" + OSC52_ST, "target": "tests/t.py::x" + CLEAR, "error_class": "AssertionError" + C1,
                "started": 1767225600.0, "wall_seconds": 1.0, "candidates_evaluated": 1, "diff": payload,
                "unsafe_rules": {"FL-S001" + OSC52_BEL: 1}, "decision": "accepted" + SPOOF}
-    (run / "summary.json").write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
+    raw = json.dumps(summary, ensure_ascii=False).replace("\\u001b", ESC).replace("\\u0007", "\x07")
+    (run / "summary.json").write_text(raw, encoding="utf-8")
     events = [{"kind": "started", "phase": "start", "t": 0.0, "message": payload},
               {"kind": "note", "phase": "search", "t": 0.5, "message": payload}]
     (run / "events.jsonl").write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events))

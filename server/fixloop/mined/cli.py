@@ -104,7 +104,7 @@ def show(template_id: str = typer.Argument(..., metavar="ID"), memory: Optional[
               if template.record.recent else "")]
     for e in template.examples:
         out += [f"  example  {e.path} ({e.project})", f"    - {e.before}", f"    + {e.after}"]
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(printable("\n".join(out), multiline=True) + "\n")  # examples may come from a teammate
 
 
 def _decide(template_id: str, verdict: str, memory: Optional[str], min_support: int) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import typer
 
-from ..printable import shown
+from ..printable import printable, shown
 from ..screen import console, print_diff
 from ..core.patch import unified_diff
 
@@ -63,7 +63,7 @@ def tests(
     for n in made.notes:
         err.print(f"[dim]note: {shown(n)}[/]")
     asked = not yes and not as_json and sys.stdin.isatty()
-    if yes or (asked and typer.confirm(f"Write {made.path}?", default=False)):
+    if yes or (asked and typer.confirm(printable(f"Write {made.path}?"), default=False)):
         try:
             create(workspace, made.path, made.text)
         except TestgenError as e:
