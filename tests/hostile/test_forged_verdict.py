@@ -1,0 +1,80 @@
+"""A candidate that forges its own pass, as the issue demonstrated: a result, the JUnit totals and an end record
+for its test written to every pipe the test process inherited (`os.fstat` + `os.write`), then pytest replaced
+by `/bin/true` (`os.execv`, exit status 0). The test still fails, so a `fixed` run is the forgery, and with
+`--yes` the forged fix is written to the user's file: the host-side evidence.
+
+Two ways in. The model's own candidate, through the user's endpoint (a scripted server on loopback) and the
+normal edit tool: the safety check refuses it now (FL-S015) and it never runs. And the same writes made by
+the project's `conftest.py` whenever a candidate changed the code (the project is not checked by the rules):
+the verdict itself must not believe them, since the plugin's records are sealed and only the supervisor
+talks to the host."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.llm.fake_anthropic import FakeAnthropic
+from tests.llm.scripted import ScriptedModel
+
+from .harness import Host, run_fix
+
+BUGGY = "def inc(x):\n    return x - 1\n"
+# No mutation reaches this value: any `fixed` is a forged one.
+TEST = "from calc import inc\n\n\ndef test_inc():\n    assert inc(1) == 12345\n"
+NODE = "tests/test_calc.py::test_inc"
+FORGE = (
+    "import json as _j, os as _o, stat as _s\n"
+    "_lines = ''.join(_j.dumps(r) + '\\n' for r in (\n"
+    f"    {{'event': 'start', 'nodeid': {NODE!r}}},\n"
+    f"    {{'event': 'result', 'nodeid': {NODE!r}, 'when': 'call', 'outcome': 'passed', 'duration': 0.0}},\n"
+    "    {'event': 'junit', 'tests': 1, 'failures': 0, 'errors': 0, 'skipped': 0},\n"
+    "    {'event': 'end', 'exitstatus': 0})).encode()\n"
+    "for _fd in range(3, 1024):\n"
+    "    try:\n"
+    "        if _s.S_ISFIFO(_o.fstat(_fd).st_mode):\n"
+    "            _o.write(_fd, _lines)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "_o.execv('/bin/true', ['/bin/true'])\n"
+)
+CONFTEST = (
+    "import pathlib\n\n"
+    f"if (pathlib.Path(__file__).parent / 'calc.py').read_text() != {BUGGY!r}:  # a candidate is being tested\n"
+    + "".join("    " + line + "\n" for line in FORGE.splitlines())
+)
+
+
+def _project(host: Host, conftest: bool) -> None:
+    host.write("calc.py", BUGGY)
+    host.write("tests/test_calc.py", TEST)
+    if conftest:
+        host.write("conftest.py", CONFTEST)
+    host.snapshot()
+
+
+def test_a_models_candidate_that_forges_its_pass_is_refused(host: Host, backend: str) -> None:
+    _project(host, conftest=False)
+    forged = FORGE + "\n\ndef inc(x):\n    return x + 12344\n"  # and a wrong fix beside it, for the diff
+    model = ScriptedModel([("calc.py", BUGGY, forged)] * 3, look_first=False)
+    with FakeAnthropic() as fake:
+        fake.fallback = model
+        done = run_fix(host, backend, ["--yes", "--max-candidates", "3", "--set", f"llm.base_url={fake.url}",
+                                       "--set", "llm.model=fake-model", "--set", "llm.max_retries=0",
+                                       "--set", "llm.first=true"], offline=False)
+    assert any(kind == "propose" for kind, _ in model.seen), "the model was never asked"
+    assert done.summary is not None, done.stderr
+    assert done.summary["status"] != "fixed", done.summary
+    assert host.evidence() == []  # before: `fixed`, and calc.py rewritten with the forging code
+    events = [json.loads(line) for line in (Path(done.summary["run_dir"]) / "events.jsonl").read_text().splitlines()]
+    refused = [e["reason"] for e in events if e.get("kind") == "checked" and not e.get("ok")]
+    assert refused and all("FL-S015" in reason for reason in refused), refused
+
+
+def test_a_pass_forged_by_the_projects_own_code_is_not_believed(host: Host, backend: str) -> None:
+    _project(host, conftest=True)
+    done = run_fix(host, backend, ["--yes", "--max-candidates", "3"])
+    assert done.summary is not None, done.stderr
+    assert done.summary["status"] != "fixed", done.summary
+    assert host.evidence() == []  # before: `fixed`, and a wrong mutation written to calc.py
+    assert done.summary["candidates_evaluated"] >= 1, done.summary
