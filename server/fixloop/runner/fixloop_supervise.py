@@ -3,7 +3,8 @@ that writes the run's report to the host, and not the process that runs the code
 
 It runs inside the sandbox under the project's interpreter, so it uses only the standard library. It makes
 a fresh key, forks, and the child (with the host's report channel closed) runs `python -m pytest` with the
-report plugin armed with the key: every record the plugin writes is sealed (a sequence number and an
+report plugin armed with the key; the supervisor makes itself non-dumpable, so the run's processes cannot
+open its descriptors or read its memory through /proc: every record the plugin writes is sealed (a sequence number and an
 HMAC-SHA256 of it and the record). The supervisor opens each line, forwards the records whose seal is good,
 counts the lines that are not, waits for the child, and ends the report with its own record:
 
@@ -175,6 +176,18 @@ def _child(report_w, key, args):
     raise SystemExit(0)
 
 
+def _undumpable():
+    """Keep the run's other processes out of this one's /proc entries (its descriptors: the host's channel; its
+    memory: the key), where they run as the same user. Best effort: without ctypes the closing record's digest
+    still shows anything written into the channel."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def relay(read_fd, opener, out_fd, pid, deadline_after_exit=DRAIN_SECONDS):
     """Forward the sealed records of `read_fd` to `out_fd` as they come, until the child `pid` ended and the
     pipe is drained (or an orphan kept it open for `deadline_after_exit`); the child's wait status."""
@@ -220,6 +233,7 @@ def main():
         os.close(out)  # the code under test never holds the host's channel
         _child(write_fd, key, sys.argv[1:])
     os.close(write_fd)
+    _undumpable()  # after the fork: the child (pytest) keeps a normal /proc/self
     opener = Opener(bytes(key))
     status = relay(read_fd, opener, out, pid)
     _write_all(out, opener.record(status))
