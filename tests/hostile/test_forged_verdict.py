@@ -42,21 +42,31 @@ FORGE = (
 )
 # The same records and a closing record of fixloop's supervisor (its digest right) into every pipe of every
 # process of the run's own session that /proc lets it open: where the supervisor's channel to the host is.
-FORGE_PROC = FORGE.replace(
-    "for _fd in range(3, 1024):\n"
-    "    try:\n"
-    "        if _s.S_ISFIFO(_o.fstat(_fd).st_mode):\n"
-    "            _o.write(_fd, _lines)\n",
+# Before the supervisor, as an unprivileged user under bwrap, this reached the report pipe and made the run
+# `fixed`; as root the run's uid change already kept /proc closed.
+FORGE_PROC = FORGE.split("for _fd in")[0] + (
     "import hashlib as _h\n"
     "_lines += (_j.dumps({'event': 'supervised', 'returncode': 0, 'signal': None, 'sealed': 4, 'unsealed': 0,\n"
     "                     'lost': False, 'digest': _h.sha256(_lines).hexdigest()}) + '\\n').encode()\n"
-    "for _p in [p for p in _o.listdir('/proc') if p.isdigit()] if _o.access('/proc', _o.R_OK) else ():\n"
+    "_done = set()\n"
+    "try:\n"
+    "    _pids = [p for p in _o.listdir('/proc') if p.isdigit()]\n"
+    "except OSError:  # landlock: no /proc\n"
+    "    _pids = []\n"
+    "for _p in _pids:\n"
     "    try:\n"
-    "        if _o.getsid(int(_p)) != _o.getsid(0):\n"
-    "            continue\n"
-    "        for _n in _o.listdir(f'/proc/{_p}/fd'):\n"
-    "            if _o.readlink(f'/proc/{_p}/fd/{_n}').startswith('pipe:'):\n"
-    "                _o.write(_o.open(f'/proc/{_p}/fd/{_n}', _o.O_WRONLY | _o.O_NONBLOCK), _lines)\n")
+    "        _fds = _o.listdir(f'/proc/{_p}/fd') if _o.getsid(int(_p)) == _o.getsid(0) else []\n"
+    "    except OSError:\n"
+    "        _fds = []\n"
+    "    for _n in _fds:\n"
+    "        try:\n"
+    "            _pipe = _o.readlink(f'/proc/{_p}/fd/{_n}')\n"
+    "            if _pipe.startswith('pipe:') and _pipe not in _done:  # each pipe once\n"
+    "                _o.write(_o.open(f'/proc/{_p}/fd/{_n}', _o.O_WRONLY | _o.O_NONBLOCK), _lines)\n"
+    "                _done.add(_pipe)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "_o.execv('/bin/true', ['/bin/true'])\n")
 assert FORGE_PROC != FORGE
 
 
