@@ -70,6 +70,15 @@ def test_an_edit_stays_exact() -> None:
     assert sent["params"]["label"] == SHOWN
 
 
+def test_the_notes_of_a_finished_run_arrive_printable() -> None:
+    summary = {"status": "gave_up", "next_steps": [PAYLOAD, "run it again"], "spec": {"where": PAYLOAD,
+               "expected": PAYLOAD, "actual": PAYLOAD}, "questions": [{"text": PAYLOAD, "choices": [PAYLOAD]}],
+               "diff": PAYLOAD}
+    out = displayed({"method": "fixloop/runFinished", "params": summary})["params"]
+    assert out["next_steps"] == [SHOWN, "run it again"] and out["questions"] == [{"text": SHOWN, "choices": [SHOWN]}]
+    assert out["spec"] == {"where": SHOWN, "expected": SHOWN, "actual": SHOWN} and out["diff"] == PAYLOAD
+
+
 def test_data_fields_and_clean_messages_are_left_alone() -> None:
     message = {"method": "fixloop/runFinished", "params": {"run_id": "r1", "diff": PAYLOAD, "message": "fixed",
                                                            "suspects": ["m.py:1"]}}

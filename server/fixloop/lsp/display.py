@@ -13,7 +13,11 @@ from typing import Any
 
 from ..printable import printable
 
-DISPLAY_KEYS = frozenset({"message", "title", "label", "tooltip", "detail", "description", "placeHolder", "prompt"})
+# The protocol's own display fields, and those of fixloop's notifications the editors show (a run's notes and
+# next steps, goal mode's spec, assumptions and questions).
+DISPLAY_KEYS = frozenset({"message", "title", "label", "tooltip", "detail", "description", "placeHolder", "prompt",
+                          "note", "notes", "next_steps", "goal", "where", "expected", "actual", "assumptions",
+                          "questions", "choices"})
 MARKUP_KINDS = frozenset({"markdown", "plaintext"})
 
 
@@ -23,9 +27,8 @@ def displayed(message: Any) -> Any:
         out = None
         markup = message.get("kind") in MARKUP_KINDS or "language" in message
         for key, value in message.items():
-            if isinstance(value, str):
-                shown = printable(value, multiline=True) if key in DISPLAY_KEYS or (markup and key == "value") \
-                    or key == "contents" else value
+            if key in DISPLAY_KEYS or key == "contents" or (markup and key == "value"):
+                shown = _text(value)
             else:
                 shown = displayed(value)
             if shown is not value:
@@ -36,3 +39,18 @@ def displayed(message: Any) -> Any:
         items = [displayed(v) for v in message]
         return message if all(a is b for a, b in zip(items, message)) else items
     return message
+
+
+def _text(value: Any) -> Any:
+    """A display field: every string in it printable, at any depth (a list of notes, a question and its
+    choices, a spec's parts)."""
+    if isinstance(value, str):
+        shown = printable(value, multiline=True)
+        return value if shown == value else shown
+    if isinstance(value, list):
+        items = [_text(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if isinstance(value, dict):
+        fields = {k: _text(v) for k, v in value.items()}
+        return value if all(fields[k] is v for k, v in value.items()) else fields
+    return value
