@@ -3,8 +3,8 @@ that writes the run's report to the host, and not the process that runs the code
 
 It runs inside the sandbox under the project's interpreter, so it uses only the standard library. It makes
 a fresh key, forks, and the child (with the host's report channel closed) runs `python -m pytest` with the
-report plugin armed with the key; the supervisor makes itself non-dumpable, so the run's processes cannot
-open its descriptors or read its memory through /proc: every record the plugin writes is sealed (a sequence number and an
+report plugin armed with the key; the supervisor is non-dumpable, so the run's processes cannot open its
+descriptors or read its memory through /proc: every record the plugin writes is sealed (a sequence number and an
 HMAC-SHA256 of it and the record). The supervisor opens each line, forwards the records whose seal is good,
 counts the lines that are not, waits for the child, and ends the report with its own record:
 
@@ -176,16 +176,22 @@ def _child(report_w, key, args):
     raise SystemExit(0)
 
 
-def _undumpable():
-    """Keep the run's other processes out of this one's /proc entries (its descriptors: the host's channel; its
-    memory: the key), where they run as the same user. Best effort: without ctypes the closing record's digest
-    still shows anything written into the channel."""
+def _prctl():
+    """libc's prctl through ctypes, or None (an interpreter without ctypes)."""
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (ImportError, OSError, AttributeError):
-        pass
+        return None
+
+
+def _dumpable(prctl, on):
+    """PR_SET_DUMPABLE: off, the run's other processes (the same user) cannot open this one's /proc entries:
+    its descriptors (the host's channel) and its memory (the key). Best effort: without ctypes the closing
+    record's digest still shows anything written into the channel."""
+    if prctl is not None:
+        prctl(4, 1 if on else 0, 0, 0, 0)
 
 
 def relay(read_fd, opener, out_fd, pid, deadline_after_exit=DRAIN_SECONDS):
@@ -227,13 +233,17 @@ def main():
         os._exit(75)
     key = bytearray(os.urandom(KEY_BYTES))
     read_fd, write_fd = os.pipe()
+    prctl = _prctl()
+    # Off before the fork (no moment when the supervisor is open), on again in the child: pytest keeps a normal
+    # /proc/self (its own descriptors, its environment) and its subprocesses can be inspected as usual.
+    _dumpable(prctl, False)
     pid = os.fork()
     if pid == 0:
+        _dumpable(prctl, True)
         os.close(read_fd)
         os.close(out)  # the code under test never holds the host's channel
         _child(write_fd, key, sys.argv[1:])
     os.close(write_fd)
-    _undumpable()  # after the fork: the child (pytest) keeps a normal /proc/self
     opener = Opener(bytes(key))
     status = relay(read_fd, opener, out, pid)
     _write_all(out, opener.record(status))
