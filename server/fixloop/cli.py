@@ -7,6 +7,7 @@ Exit codes of `fixloop fix`: 0 fixed (and applied, or shown with --dry-run), 1 n
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import tomllib
@@ -14,20 +15,21 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
-from rich.syntax import Syntax
 
 from . import __version__
 from .config import Settings, load, project_settings
 from .core.model import Scope, Status
-from .printable import printable, shown
+from .printable import log_to, printable, shown
+from .screen import console, print_diff
 from .run_display import RunDisplay, show_end
 from .sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until tests pass.")
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# No rich tracebacks: they print local variables (project text) raw; `main` reports an error in one line.
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fix until tests pass.",
+                  pretty_exceptions_enable=False)
+err = console(stderr=True, soft_wrap=True)
 
 
 def _settings_for(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings, list[str]]:
@@ -163,9 +165,7 @@ def fix(
     if outcome.status is Status.FIXED and outcome.patch is not None:
         if not as_json:
             err.print(f"[green]{shown(outcome.message)}[/]")
-            out = Console(highlight=False)
-            diff = printable(summary["diff"], multiline=True) if out.is_terminal else summary["diff"]
-            out.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+            print_diff(summary["diff"], err)
         asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
         apply = yes or (asked and typer.confirm("Apply?", default=False))
         if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
@@ -228,11 +228,11 @@ def doctor(
         overrides["memory"] = {"uri": memory}
     settings, _ = _settings_for(path.expanduser(), overrides)
     text, ok = render(settings.sandbox)
-    sys.stdout.write(text)
+    sys.stdout.write(printable(text, multiline=True))
     from .memory.doctor import check as check_memory
 
     memory_lines, _ = check_memory(settings.memory)  # memory is an aid: it never fails the doctor
-    sys.stdout.write("\n" + "\n".join(memory_lines) + "\n")
+    sys.stdout.write("\n" + printable("\n".join(memory_lines), multiline=True) + "\n")
     raise typer.Exit(0 if ok else 1)
 
 
@@ -270,6 +270,7 @@ _tests_command()
 
 
 def main() -> None:
+    log_to(sys.stderr, logging.WARNING, "%(message)s")  # as Python's last-resort handler, escaped
     try:
         app()
     except SystemExit:

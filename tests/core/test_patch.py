@@ -1,3 +1,6 @@
+import subprocess
+from pathlib import Path
+
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import (
     TextEdit, apply_edits, apply_hunks, hunks, patch_size, replace_snippet, unified_diff,
@@ -38,3 +41,16 @@ def test_hunks_apply_one_by_one_and_together() -> None:
     only_second = apply_hunks(before, [hs[1]])
     assert "line 2\n" in only_second and "LINE 15\n" in only_second
     assert patch_size(Patch((FileChange("f.py", before, after),))) == 4
+
+
+def test_the_diff_breaks_lines_at_line_feeds_only(tmp_path: Path) -> None:
+    # A form feed, a NEL, a line separator or a CRLF stays inside its line: the diff is the file's own lines,
+    # and `patch` applies it to the exact bytes.
+    before = "a = 1\r\n\x0c\nb = '\x85x\u2028y'\nc = 3\n"
+    after = before.replace("c = 3", "c = 4")
+    diff = unified_diff(Patch((FileChange("m.py", before, after),)))
+    assert diff.count("\n") == 8 and "-c = 3\n+c = 4\n" in diff, diff
+    (tmp_path / "m.py").write_bytes(before.encode())
+    done = subprocess.run(["patch", "-p1", "--binary"], input=diff.encode(), cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "m.py").read_bytes() == after.encode()

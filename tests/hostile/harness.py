@@ -185,15 +185,16 @@ class Fixed:
 
 
 def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | None = "",
-            env: Mapping[str, str] | None = None, timeout: float = 300) -> Fixed:
+            env: Mapping[str, str] | None = None, timeout: float = 300, offline: bool = True) -> Fixed:
     """`fixloop fix PROJECT --json --no-memory --offline --sandbox BACKEND ARGS` as the host's user.
 
     `python=""` passes the test's own interpreter as the user's `--python`; `None` lets fixloop find the
-    project's interpreter itself (what an attacker's `.venv` is for)."""
+    project's interpreter itself (what an attacker's `.venv` is for). `offline=False` only with a model
+    endpoint on loopback in `args` (`--set llm.base_url=...`)."""
     interpreter = sys.executable if host.user == "root" else nobody_python()
     # --offline: the bait API key is in the environment, and tests never reach beyond loopback.
-    argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory", "--offline",
-            "--sandbox", backend]
+    argv = [interpreter, "-m", "fixloop", "fix", str(host.project), "--json", "--no-memory",
+            *(["--offline"] if offline else []), "--sandbox", backend]
     if python is not None:
         # root's projects run on the lean test interpreter (pytest without the dev plugins, as in most projects).
         argv += ["--python", python or (PYTHON if host.user == "root" else interpreter)]

@@ -107,3 +107,24 @@ def test_a_file_that_is_not_a_templates_file_imports_nothing(tmp_path: Path) -> 
         code, _, err = _run("import", str(file), "--memory", str(uri))
         assert code == 1 and message in err and "nothing was imported" in err, err
     assert _run("import", str(tmp_path / "missing.json"), "--memory", str(uri))[0] == 2
+
+
+def test_a_teammates_rows_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    # A shared bucket's row names a project and a path that write the clipboard, and code whose comment moves
+    # the cursor (the examples keep the statement only, but the row holds it).
+    from .helpers import CINEMA, SHOP, teach
+
+    uri = tmp_path / "memory"
+    osc52, erase, bidi = "\x1b]52;c;cHduZWQ=\x1b\\", "\x1b[1A\x1b[2K", "\u202e"
+    store = _store(uri)
+    shop = SHOP.replace("if qty > BULK:", f"if qty > BULK:  # {erase}{bidi}")
+    teach(store, "/p/shop" + osc52, "shop" + osc52 + "/price.py", shop, shop.replace("qty > BULK", "qty >= BULK"),
+          "run-shop")
+    teach(store, "/p/cinema", "cinema/fees.py", CINEMA, CINEMA.replace("age > SENIOR_AGE", "age >= SENIOR_AGE"),
+          "run-cinema")
+    code, listing, _ = _run("list", "--memory", str(uri))
+    [listed] = json.loads(_run("list", "--json", "--memory", str(uri))[1])
+    code, shown, _ = _run("show", listed["id"], "--memory", str(uri))
+    assert code == 0 and "shop\\x1b]52;c;cHduZWQ=\\x1b\\/price.py" in shown, shown
+    for out in (listing, shown):
+        assert "\x1b" not in out and bidi not in out, out

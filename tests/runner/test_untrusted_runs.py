@@ -15,6 +15,7 @@ from fixloop.core.ports import Ports
 from fixloop.core.integrity import is_test_file
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.runner.report import parse_report
+from tests.runner.test_fake_pass import closing
 from fixloop.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 from tests.fakes import Call, ScriptedProposer, ScriptedRunner
@@ -75,7 +76,7 @@ def test_malformed_report_lines_are_skipped() -> None:
              '{"event": "result", "nodeid": "c", "outcome": "passed"}',
              '{"event": "junit", "tests": 2, "failures": 0, "errors": 0, "skipped": 0}',
              '{"event": "end", "exitstatus": 0}']
-    report = parse_report(lines, 0, 0.1, False, "")
+    report = parse_report(lines + [closing(lines)], 0, 0.1, False, "")
     assert [r.nodeid for r in report.results] == ["c"]
 
 

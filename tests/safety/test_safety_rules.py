@@ -62,6 +62,8 @@ POSITIVE = [
     ("FL-S013", "mod = importlib.import_module(name)\n"),
     ("FL-S013", "mod = __import__(name)\n"),
     ("FL-S013", "frame = sys._getframe(1)\n"),
+    ("FL-S014", "access = 'user\u202e'\n"),
+    ("FL-S015", "os.execv('/bin/true', ['/bin/true'])\n"),
 ]
 
 
@@ -219,7 +221,7 @@ def test_editor_codes_leave_out_the_generated_code_rules() -> None:
     text = HEADER + "eval(x)\nrequests.get(u)\nopen('/etc/x', 'w')\n"
     assert [f.code for f in scan(text, "pkg/m.py")] == ["FL-S001", "FL-S010", "FL-S008"]
     assert [f.code for f in scan(text, "pkg/m.py", codes=EDITOR_CODES)] == ["FL-S001"]
-    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)} | {"FL-S013"}
+    assert EDITOR_CODES == {f"FL-S00{i}" for i in range(1, 8)} | {"FL-S013", "FL-S014"}
 
 
 def test_scans_from_several_threads_agree() -> None:

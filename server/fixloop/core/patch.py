@@ -48,18 +48,25 @@ def replace_snippet(source: str, old: str, new: str) -> str:
 
 
 def unified_diff(patch: Patch, context: int = 3) -> str:
+    """The patch as `diff -u` and git write it: lines end at "\n" only, so a form feed, a NEL, a line separator
+    or a carriage return (CRLF) stays inside its line, as in the file and for a tool that applies the diff."""
     parts: list[str] = []
     for c in patch.changes:
         parts.extend(
             difflib.unified_diff(
-                c.before.splitlines(keepends=True),
-                c.after.splitlines(keepends=True),
+                _lines(c.before),
+                _lines(c.after),
                 fromfile=f"a/{c.path}",
                 tofile=f"b/{c.path}",
                 n=context,
             )
         )
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in parts)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in parts)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 @dataclass(frozen=True)

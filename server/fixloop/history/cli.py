@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from ..printable import shown
+from ..printable import diff_shown, printable, shown
+from ..screen import console
 from . import files, kpis, record
 from .text import headline, num, pct
 from .store import History, cached_kpis, known_projects, load, store_kpis
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = console(stderr=True, soft_wrap=True)
 EXIT_USAGE = 2
 
 PathArg = typer.Argument(Path("."), help="The project (its root folder).")
@@ -99,7 +100,7 @@ def history(path: Path = PathArg, all_projects: bool = AllOption, as_json: bool 
                       shown(r["status"]), shown(f"{r['proposer']}/{r['operator']}" if r["proposer"] else ""),
                       str(r["candidates"]), str(r["test_runs"]), str(r["llm_calls"]), str(r["tokens"]),
                       f"{r['cost_usd']:.4f}", f"{r['seconds']:.1f}", shown(r["decision"] or ""), shown(r["run_id"]))
-    Console(highlight=False).print(table)
+    console().print(table)
 
 
 def find_run(run_id: str, path: Path) -> tuple[Path, dict[str, Any], bytes] | None:
@@ -142,7 +143,7 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
     if as_json:
         sys.stdout.write(json.dumps({**rec, "diff": diff_text}) + "\n")
         return
-    out = Console(highlight=False, soft_wrap=True)
+    out = console(soft_wrap=True)
     out.print(f"[bold]run {shown(run_id)}[/] in {shown(str(project))}, {when(rec['started'])}")
     out.print(f"status: {shown(rec['status'])}: {shown(rec['message'])}")
     if rec["proposer"]:
@@ -165,7 +166,10 @@ def show(run_id: str = typer.Argument(..., help="A run id (see `fixloop history`
         err.print(f"[yellow]note:[/] {shown(problem)}")
     if diff_text:
         out.print("[bold]diff[/]")
-        out.print(shown(diff_text, multiline=True), markup=True)
+        text, note = diff_shown(diff_text)
+        out.print(escape(text))
+        if note:
+            err.print(f"[yellow]note:[/] {escape(note)}")
 
 
 StrategiesOption = typer.Option(False, "--strategies", help="Compare the run strategies (runs, fix rate, candidates, "
@@ -192,7 +196,7 @@ def stats(path: Path = PathArg, all_projects: bool = AllOption, since: Optional[
     if not k["runs"]:
         err.print("no runs yet: the KPIs need at least one `fixloop fix` run")
         return
-    Console(highlight=False).print(render_strategies(k["strategies"]) if strategies else render_stats(k))
+    console().print(render_strategies(k["strategies"]) if strategies else render_stats(k))
 
 
 def render_stats(k: dict[str, Any]) -> Table:
@@ -274,7 +278,7 @@ def report(path: Path = PathArg, all_projects: bool = AllOption, since: Optional
     if (path / "summary.json").is_file() and path.parent.name == "runs":
         # `fixloop report RUN_DIR` printed a run's summary before the report existed: still does.
         err.print("note: `fixloop show RUN_ID` shows one run; `fixloop report` writes the HTML report")
-        sys.stdout.write((path / "summary.json").read_text(encoding="utf-8", errors="replace"))
+        sys.stdout.write(printable((path / "summary.json").read_text(encoding="utf-8", errors="replace"), True))
         return
     from .html import write_report
 

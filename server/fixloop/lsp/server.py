@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import logging
 import signal
 import sys
@@ -26,10 +27,12 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..printable import log_to
 from .code_actions import code_actions
 from .commands import guarded, handlers
 from .contract import PROTOCOL_VERSION, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
 from .diagnostics import DiagnosticsEngine
+from .display import displayed
 from .editor import Editor
 from .framing import FramedInput
 from .hover import hover
@@ -70,6 +73,12 @@ class FixloopProtocol(LanguageServerProtocol):
         return None
 
     # What this server relies on of pygls 2's protocol internals (pinned <3 in pyproject.toml), named once here.
+    def _send_data(self, data: Any) -> None:
+        """Every message to the editor, its display text made printable (lsp/display.py)."""
+        if data and not isinstance(data, dict):
+            data = json.loads(json.dumps(data, default=self._serialize_message))
+        super()._send_data(displayed(data) if data else data)
+
     def send_raw(self, message: dict[str, Any]) -> None:
         """Send a message that is already plain JSON, skipping lsprotocol's converter."""
         self._send_data(message)
@@ -266,7 +275,7 @@ def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead (for debugging)")
     parser.add_argument("--version", action="version", version=f"fixloop-server {__version__}")
     args = parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="fixloop-server %(levelname)s %(message)s")
+    log_to(sys.stderr, logging.WARNING, "fixloop-server %(levelname)s %(message)s")  # escaped: a human reads it
     # Everything imported so far lives as long as the server: keep it out of the collector's full
     # passes, and collect less often, so a keystroke does not wait on a full collection.
     gc.freeze()

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, TextIO
 
 import typer
-from rich.console import Console
 
 from ..config import MemorySettings, project_settings
+from ..screen import console
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -43,7 +43,7 @@ def query_text(text: str) -> str:
     return describe(text)
 
 memory_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Inspect and share the learning memory.")
-err = Console(stderr=True, highlight=False)
+err = console(stderr=True)
 EXPORT_TABLES = ("failures", "fixes", "decisions", "operator_stats")
 EXPORT_FORMAT = 1
 

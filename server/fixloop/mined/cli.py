@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.console import Console
+
+from ..printable import printable
+from ..screen import console
 
 if TYPE_CHECKING:
     from ..memory.store import MemoryStore
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 
 templates_app = typer.Typer(add_completion=False, no_args_is_help=True,
                             help="Mined templates: recurring fixes, generalised, for you to approve or reject.")
-err = Console(stderr=True, highlight=False, soft_wrap=True)  # a message is one line, whatever the width
+err = console(stderr=True, soft_wrap=True)  # a message is one line, whatever the width
 MemoryOption = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI.")
 SupportOption = typer.Option(2, "--min-support", min=1, help="Distinct places a fix must have made an edit.")
 
@@ -69,7 +71,7 @@ def list_(memory: Optional[str] = MemoryOption, min_support: int = SupportOption
     for t in templates:
         lines.append(f"{t.id:<12}  {status_label(t):<17}  {t.support:>7}  {_tried(t):>5}  {t.name}")
         lines.append(f"{'':<12}  {t.before_shape}  ->  {t.after_shape}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(printable("\n".join(lines), multiline=True) + "\n")  # a teammate's bucket's rows
 
 
 def _one(store: MemoryStore, template_id: str, min_support: int) -> MinedTemplate:
@@ -102,7 +104,7 @@ def show(template_id: str = typer.Argument(..., metavar="ID"), memory: Optional[
               if template.record.recent else "")]
     for e in template.examples:
         out += [f"  example  {e.path} ({e.project})", f"    - {e.before}", f"    + {e.after}"]
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(printable("\n".join(out), multiline=True) + "\n")  # examples may come from a teammate
 
 
 def _decide(template_id: str, verdict: str, memory: Optional[str], min_support: int) -> None:

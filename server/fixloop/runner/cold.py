@@ -25,7 +25,9 @@ def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] |
 
 
 def pytest_argv(python: str, pytest_args: Sequence[str], select: Sequence[str], fail_fast: bool) -> list[str]:
-    argv = [python, "-m", "pytest", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
+    """`python -m pytest ...` under fixloop's supervisor: the process that writes the report to the host is
+    not the one that runs the code under test (runner/fixloop_supervise.py)."""
+    argv = [python, "-m", "fixloop_supervise", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
             "--color=no", "--no-header", "-rN", f"--junitxml={JUNIT}", *pytest_args]
     if fail_fast:
         argv.append("-x")

@@ -5,6 +5,9 @@ Lines go to the report pipe whose descriptor number is in FIXLOOP_REPORT_FD, as 
 run killed mid-test still tells what it saw; the descriptor is made non-inheritable at once so the
 tests' own subprocesses never get it. At the very end come pytest's exit status and the totals of
 its JUnit XML: the host believes a pass only when these agree with the process's own exit status.
+
+The pipe leads to fixloop's supervisor (`fixloop_supervise`), which arms this plugin with a key before
+pytest starts (`arm`) and forwards only the lines sealed with it (`sealed_writer`).
 """
 
 import faulthandler
@@ -19,10 +22,11 @@ import pytest
 
 try:
     import fixloop_paths  # beside this file in fixloop's runtime folder
-except ImportError:  # imported as fixloop.runner.fixloop_report, by fixloop's own tests
+    from fixloop_supervise import sealed_writer
+except ImportError:  # imported from the fixloop package (its own tests), not from a run's runtime folder
     from . import fixloop_paths
+    from .fixloop_supervise import sealed_writer
 
-_out = None
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
 _cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
 
@@ -44,15 +48,13 @@ _armed = []
 CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
 _clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False, "wall": 0.0, "cpu": 0.0,
           "began": 0.0}
-_root = os.getcwd()
-_max_message = 4000
-_session = None
+_root, _max_message = os.getcwd(), 4000
+_session = _xml_path = None
 
 
 def _take_report_fd():
-    value = os.environ.pop("FIXLOOP_REPORT_FD", "")
     try:
-        fd = int(value)
+        fd = int(os.environ.pop("FIXLOOP_REPORT_FD", ""))
         os.set_inheritable(fd, False)
         return fd
     except (ValueError, OSError):
@@ -67,20 +69,30 @@ if _workspace and os.path.realpath(_workspace) != os.path.realpath(_root):
     fixloop_paths.relocate(_workspace, _root)
 
 
+_put = sealed_writer(_out, b"")
+
+
+def arm(key):
+    """Called by the supervisor before pytest starts, with the run's key: every record from now on is sealed."""
+    global _put
+    _put = sealed_writer(_out, key)
+
+
 def _write(obj):
-    if _out is None:
-        return
-    data = (json.dumps(obj) + "\n").encode("utf-8")
-    try:
-        while data:
-            data = data[os.write(_out, data):]
-    except OSError:  # the host stopped reading: nothing more to say
-        pass
+    _put(obj)
 
 
-_harness = fixloop_paths.harness_files(_root, _workspace)
-if _harness:
-    _write({"event": "harness", "files": _harness})
+_harness = None
+
+
+def pytest_plugin_registered(plugin, manager):
+    """First called while pytest registers this plugin (`-p`): what of the project pytest imported by then
+    (itself, its dependencies, plugins named before this one) is the harness. Conftests come later."""
+    global _harness
+    if _harness is None:
+        _harness = fixloop_paths.harness_files(_root, _workspace)
+        if _harness:
+            _write({"event": "harness", "files": _harness})
 
 
 def _in_project(path):
@@ -104,8 +116,6 @@ def _frames(excinfo):
         pass
     return frames[-30:]
 
-
-_xml_path = None
 
 
 def pytest_configure(config):
@@ -219,7 +229,7 @@ _spectrum = None
 
 
 def pytest_unconfigure(config):
-    global _out
+    global _out, _put
     if _spectrum is not None:
         _spectrum.finish()
     if _out is not None:
@@ -229,7 +239,7 @@ def pytest_unconfigure(config):
         status = getattr(_session, "exitstatus", None)
         _write({"event": "end", "exitstatus": int(status) if status is not None else None})
         os.close(_out)
-        _out = None
+        _out, _put = None, sealed_writer(None, b"")
 
 
 def pytest_collectreport(report):

@@ -14,6 +14,7 @@ from .interpreter import Interpreter, interpreter_for, sandbox_env
 from .scratch import Scratch
 
 PLUGIN = Path(__file__).with_name("fixloop_report.py")
+SUPERVISOR = Path(__file__).with_name("fixloop_supervise.py")
 WARM = Path(__file__).with_name("warm_worker.py")
 
 
@@ -33,6 +34,7 @@ def prepare(workspace: Path, sandbox: Sandbox, python: str = "", overlays: Mappi
         # fixloop's own files, all in place before anything runs; every run sees them read-only.
         scratch.add_runtime("fixloop_report.py", PLUGIN.read_bytes())
         scratch.add_runtime("fixloop_paths.py", PLUGIN.with_name("fixloop_paths.py").read_bytes())
+        scratch.add_runtime("fixloop_supervise.py", SUPERVISOR.read_bytes())
         scratch.add_runtime("fixloop_warm.py", WARM.read_bytes())
         coverage_package = expose_coverage(scratch)
     except BaseException:

@@ -1,9 +1,11 @@
 """Reading what a sandboxed pytest run said: the plugin's JSON lines from the report pipe, and whether to
 believe them.
 
-Everything on the report pipe was written by a process that also ran the code under test, so it can be
-forged from inside. A pass is believed only when the process itself ended normally (not killed, not
-timed out), the report's end record carries the same exit status as the process, and the totals of
+The report comes from fixloop's supervisor (`fixloop_supervise`, or the warm worker for its children): it
+forwards only the records the report plugin sealed with the run's key and ends with its own record of how
+pytest ended and how many lines on the plugin's pipe were not sealed. A pass is believed only when that
+record is there with no unsealed line and no lost record, the process itself ended normally (not killed,
+not timed out), the plugin's end record carries the same exit status as the process, and the totals of
 pytest's own JUnit XML agree with the reported results. Otherwise failures it shows stay failures, and
 nothing in it counts as a pass.
 """
@@ -11,6 +13,7 @@ nothing in it counts as a pass.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 
 from ..core.model import Frame, TestReport, TestResult
@@ -27,8 +30,31 @@ def _signal_of(returncode: int | None) -> int:
     return returncode - 128 if 128 < returncode < 160 else 0  # a shell, bwrap or a supervisor passed it on
 
 
+def _unsupervised(supervised: dict[str, object] | None, returncode: int, digest: str, after: int) -> str:
+    """Why the supervisor's closing record does not vouch for the run, or ''. `digest` is the SHA-256 of the
+    lines before it as the host read them, `after` how many lines followed it."""
+    if supervised is None:
+        return "no closing record from fixloop's supervisor"
+    if after:
+        return f"{after} line(s) came after its supervisor's closing record"
+    if supervised.get("digest") != digest:
+        return "its report is not what its supervisor forwarded (something else wrote into the channel)"
+    unsealed = supervised.get("unsealed")
+    if not isinstance(unsealed, int) or unsealed:
+        return (f"{unsealed} line(s) on its report pipe were not sealed by fixloop's plugin: something in the test "
+                "process wrote them")
+    if supervised.get("lost") is not False:
+        return "a sealed record of its report went missing"
+    if isinstance(supervised.get("signal"), int):
+        return f"killed by signal {supervised['signal']}"
+    if supervised.get("returncode") != returncode:
+        return f"its supervisor saw exit status {supervised.get('returncode')} but the run exited with {returncode}"
+    return ""
+
+
 def _distrust(returncode: int | None, timed_out: bool, overflow: bool, end_status: object,
-              junit: dict[str, int] | None, passes: int, failures: int) -> str:
+              junit: dict[str, int] | None, passes: int, failures: int,
+              supervised: dict[str, object] | None, digest: str, after: int) -> str:
     """Why the report cannot be believed, or '' when the process and its report agree."""
     if overflow:
         return "its report was larger than the cap"
@@ -36,6 +62,8 @@ def _distrust(returncode: int | None, timed_out: bool, overflow: bool, end_statu
         return "it was stopped at the time limit"
     if sig := _signal_of(returncode):
         return f"killed by signal {sig}"
+    if why := _unsupervised(supervised, returncode, digest, after):
+        return why
     if returncode not in PYTEST_EXIT_CODES:
         return f"exit status {returncode}"
     if end_status is _MISSING:
@@ -54,6 +82,22 @@ def _distrust(returncode: int | None, timed_out: bool, overflow: bool, end_statu
 _MISSING = object()
 
 
+def _closing(lines: list[str]) -> tuple[list[str], dict[str, object] | None, str, int]:
+    """The lines before the supervisor's closing record, the record, the SHA-256 of those lines as the host
+    read them (the record carries the one of what it forwarded) and how many lines came after it."""
+    digest = hashlib.sha256()
+    for i, line in enumerate(lines):
+        if '"supervised"' in line:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+            if isinstance(obj, dict) and obj.get("event") == "supervised":
+                return lines[:i], obj, digest.hexdigest(), len(lines) - i - 1
+        digest.update(line.encode("utf-8", "surrogatepass") + b"\n")
+    return lines, None, digest.hexdigest(), 0
+
+
 def parse_report(lines: list[str], returncode: int | None, duration: float, timed_out: bool, output: str,
                  overflow: bool = False) -> TestReport:
     results: dict[str, TestResult] = {}
@@ -65,6 +109,7 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
     passes = failures = 0  # result lines as written, for the JUnit cross-check
     seconds: dict[str, float] = {}  # whole-test times, only ever used to set a test's own time limit
     harness: tuple[str, ...] = ()
+    lines, supervised, digest, after = _closing(lines)
     for line in lines:
         # Every line was written inside the sandbox: anything malformed is skipped, never trusted.
         try:
@@ -97,13 +142,18 @@ def parse_report(lines: list[str], returncode: int | None, duration: float, time
         except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             continue
     results = {n: dataclasses.replace(r, seconds=seconds[n]) if n in seconds else r for n, r in results.items()}
-    why = _distrust(returncode, timed_out, overflow, end_status, junit, passes, failures + len(errors))
+    why = _distrust(returncode, timed_out, overflow, end_status, junit, passes, failures + len(errors), supervised,
+                    digest, after)
     hung = [n for n in started if n not in results]
     if hung and not ended:
         # The per-test timeout (or a crash) ended the process inside this test.
         node = hung[-1]
         results[node] = TestResult(node, "failed", 0.0, "Timeout", "the test did not finish in time", (), output[-2000:])
         timed_out = True
+    elif hung:
+        # pytest finished while these tests were running (pytest.exit, KeyboardInterrupt): none of them passed.
+        for node in hung:
+            results[node] = TestResult(node, "failed", 0.0, "Interrupted", "the session ended inside this test")
     if returncode in (1, 2, 3) and results and not errors and not any(r.failed for r in results.values()):
         # pytest said tests failed but the report shows none: the report was tampered with.
         results["<fixloop report>"] = TestResult("<fixloop report>", "failed", 0.0, "ReportMismatch",

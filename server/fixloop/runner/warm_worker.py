@@ -7,9 +7,10 @@ third-party modules the tests import stay loaded), then forget the project's own
 `ready` on the answer pipe. Then, for each request read from the request pipe (descriptors "r,w" in
 FIXLOOP_WARM_FDS; frames are a 4-byte length and JSON): fork; the child closes the channel at once,
 makes the writable copy the pristine tree again (whatever the previous candidate left in it), writes
-the candidate's files, and runs pytest there with its own report pipe; the parent collects that report
-(capped), waits with a timeout (counted from the end of the copy), kills the child's process group when
-it hangs, and answers. End of the request pipe ends the server.
+the candidate's files, and runs pytest there with its own report pipe and the report plugin armed with a
+fresh key; the parent forwards the records the plugin sealed (as `fixloop_supervise` does for a cold run,
+ending with the same closing record), capped, waits with a timeout (counted from the end of the copy),
+kills the child's process group when it hangs, and answers. End of the request pipe ends the server.
 
 The candidate runs in the copy itself, not in a folder of it: the copy sits where the project lives
 (or the report plugin points the interpreter there), so editable installs import the candidate's code.
@@ -26,6 +27,8 @@ import signal
 import struct
 import sys
 import time
+
+from fixloop_supervise import KEY_BYTES, Opener
 
 SKIP = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache")
 MAX_REQUEST = 64 * 1024 * 1024
@@ -108,7 +111,7 @@ def _reset(root, template):
     shutil.copytree(template, root, ignore=SKIP, symlinks=True, dirs_exist_ok=True)
 
 
-def _child(request, template, workdir, channel, report_fd):
+def _child(request, template, workdir, channel, report_fd, key):
     """In the forked child: no channel, the copy reset, own process group, capped memory; never returns."""
     code = 70
     try:
@@ -143,6 +146,10 @@ def _child(request, template, workdir, channel, report_fd):
         import importlib
 
         importlib.invalidate_caches()
+        import fixloop_report  # fresh in each child (the worker forgot it): takes the report descriptor
+
+        fixloop_report.arm(bytes(key))
+        key[:] = bytes(len(key))
         import pytest
 
         args = ["-p", "fixloop_report", "-p", "no:cacheprovider", "-q", "--color=no", "--no-header", "-rN",
@@ -157,12 +164,15 @@ def _child(request, template, workdir, channel, report_fd):
 def _run(request, template, workdir, channel):
     """One candidate in a forked child: its answer, with the report lines it wrote."""
     read_end, write_end = os.pipe()
+    key = bytearray(os.urandom(KEY_BYTES))
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        _child(request, template, workdir, channel, write_end)
+        _child(request, template, workdir, channel, write_end, key)
     os.close(write_end)
+    opener = Opener(bytes(key))
+    head = b""  # the child's own first line (COPIED), written before any code of the candidate runs
     report = bytearray()
     overflow = False
     answer = None
@@ -171,6 +181,7 @@ def _run(request, template, workdir, channel):
     copied = False
     ended_at = None
     open_pipe = True
+    status = None
     while True:
         if open_pipe:
             ready, _, _ = select.select([read_end], [], [], 0.002)
@@ -178,13 +189,21 @@ def _run(request, template, workdir, channel):
                 chunk = os.read(read_end, 1 << 16)
                 if not chunk:
                     open_pipe = False
-                elif len(report) + len(chunk) > MAX_REPORT:
-                    overflow = True
-                else:
-                    report += chunk
-                if not copied and COPIED in report[:len(COPIED) + 64]:
-                    copied = True
-                    deadline = time.monotonic() + timeout
+                    opener.finish()
+                elif not copied:
+                    head += chunk
+                    if head.startswith(COPIED):
+                        copied = True
+                        deadline = time.monotonic() + timeout
+                        chunk, head = head[len(COPIED):], b""
+                    elif len(head) >= len(COPIED):
+                        copied, chunk, head = True, head, b""  # not the child's own line: opened like the rest
+                if copied and chunk:
+                    for body in opener.feed(chunk):
+                        if len(report) + len(body) + 1 > MAX_REPORT:
+                            overflow = True
+                        else:
+                            report += body + b"\n"
         else:
             time.sleep(0.002)
         if answer is None:
@@ -202,13 +221,14 @@ def _run(request, template, workdir, channel):
                 _kill_group(pid)  # daemons the candidate left go with it
             elif time.monotonic() > deadline:
                 _kill_group(pid)
-                os.waitpid(pid, 0)
+                status = os.waitpid(pid, 0)[1]
                 answer = {"returncode": None, "signal": signal.SIGKILL, "killed": "timeout"}
                 ended_at = time.monotonic()
         # An orphan may hold the pipe: stop reading shortly after the child ended.
         if answer is not None and (not open_pipe or time.monotonic() - ended_at > 0.5):
             break
     os.close(read_end)
+    report += opener.record(status)
     answer.update(id=request.get("id"), duration=time.monotonic() - started,
                   report=report.decode("utf-8", "replace"), overflow=overflow)
     return answer

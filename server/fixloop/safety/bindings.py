@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from .catalog import BUILTIN_CALLS, CALL_KINDS, is_harness
+from .catalog import BUILTIN_CALLS, CALL_KINDS, RAW_WRITES, TAKEOVER_NAMES, is_harness
 
 _WORD = re.compile(rb"\w")
 # Modules so rarely used as variable names that an unbound use still means the module.
@@ -33,8 +33,9 @@ class Bindings:
         if name in BUILTIN_CALLS or name in IMPLICIT_MODULES:
             return name
         for module in self.star_modules:  # `from os import *` then `system(...)`
-            if f"{module}.{name}" in CALL_KINDS or is_harness(f"{module}.{name}"):
-                return f"{module}.{name}"
+            qualified = f"{module}.{name}"
+            if qualified in CALL_KINDS or is_harness(qualified) or qualified in TAKEOVER_NAMES | RAW_WRITES:
+                return qualified
         return None
 
     def qualify_node(self, node: Node) -> str | None:

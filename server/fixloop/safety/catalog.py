@@ -65,6 +65,17 @@ RULES: dict[str, Rule] = {
              "graph, sys.modules, trace hooks, ctypes, faulthandler), ends or signals its own process, or gets "
              "there by a computed name (getattr, __import__, globals()[...] or a name built from strings): a "
              "candidate could rewrite the test report instead of fixing the bug", editor_severity="warning"),
+        Rule("FL-S014", "invisible-text", "error",
+             "adds a bidirectional control (U+202A-202E, U+2066-2069, U+200E/200F, U+061C) or an invisible "
+             "character (zero-width space or joiner, word joiner, a byte-order mark inside the text, any other "
+             "format character, a line or paragraph separator): the code a reviewer reads is not the code that "
+             "runs (Trojan Source)", editor_severity="warning"),
+        Rule("FL-S015", "process-takeover", "error",
+             "writes to raw file descriptors, replaces, forks or ends the test process (exec*, posix_spawn, "
+             "spawn*, fork, sys.exit, SystemExit, pytest.exit), signals or inspects its own process or its parent "
+             "(getppid, kill run as a command, alarm timers, /proc/self), or changes its limits "
+             "(resource.setrlimit): a candidate could write or cut short the test report instead of fixing the "
+             "bug", generated_only=True),
     )
 }
 
@@ -122,7 +133,8 @@ HARNESS_NAMES = {
     "gc.get_referents", "os.kill", "os.killpg", "os._exit", "os.abort", "posix.kill", "posix.killpg",
     "posix._exit", "posix.abort", "signal.raise_signal", "signal.pthread_kill", "signal.pidfd_send_signal",
     "threading.settrace", "threading.setprofile", "threading.settrace_all_threads",
-    "threading.setprofile_all_threads", "_thread.interrupt_main", "traceback.walk_stack",
+    "threading.setprofile_all_threads", "_thread.interrupt_main", "traceback.walk_stack", "sys.last_traceback",
+    "sys.last_exc", "sys.last_value",
 }
 # Modules any use of which is flagged: raw memory, crash hooks, pytest's internals, fixloop's own plugin.
 HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fixloop_report", "fixloop_paths"}
@@ -130,13 +142,17 @@ HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fi
 SENSITIVE_MODULES = HARNESS_MODULES | {"os", "posix", "nt", "sys", "gc", "inspect", "signal", "_signal",
                                        "builtins", "__builtin__", "threading", "_thread", "traceback",
                                        "importlib", "types"}
-FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "tb_next", "gi_frame", "cr_frame",
+               "ag_frame"}
+# Attributes that lead from any object to others through the interpreter: every class (and so the plugin's), a
+# function's module globals, its closure's cells.
+GRAPH_ATTRS = {"__subclasses__", "__globals__", "__closure__", "cell_contents", "func_globals"}
 # Attribute names that, written as a literal (getattr(x, "f_back")) or built from strings, mean the same.
-BLOCKED_ATTRS = FRAME_ATTRS | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES}
+BLOCKED_ATTRS = FRAME_ATTRS | GRAPH_ATTRS | {"__code__"} | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES}
 # Strings flagged wherever a literal (after folding `+`, `%`, .format, .join and f-strings) spells one:
 # the names that hardly mean anything else. "modules", "kill", "stack" or "os" alone count only where an
 # attribute or a module is named (getattr, __import__, globals()[...]).
-BLOCKED_STRINGS = FRAME_ATTRS | HARNESS_NAMES | HARNESS_MODULES | {
+BLOCKED_STRINGS = FRAME_ATTRS | GRAPH_ATTRS | HARNESS_NAMES | HARNESS_MODULES | {
     "_getframe", "_current_frames", "currentframe", "getouterframes", "getinnerframes", "get_objects",
     "get_referrers", "get_referents", "settrace", "setprofile", "killpg", "pthread_kill", "raise_signal",
     "pidfd_send_signal", "_exit", "__builtins__", "walk_stack", "interrupt_main",
@@ -150,6 +166,23 @@ def is_harness(qualified: str) -> bool:
     return qualified in HARNESS_NAMES or qualified.split(".", 1)[0] in HARNESS_MODULES
 
 
+# FL-S015. Flagged in any use (called or passed around): calls that replace, copy, end or limit the process.
+_EXECS = {f"exec{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")} | {"fexecve", "posix_spawn",
+          "posix_spawnp", "fork", "forkpty"} | {f"spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")}
+TAKEOVER_NAMES = {f"{m}.{n}" for m in ("os", "posix") for n in _EXECS | {"fdopen", "getppid"}} | {
+    "pty.fork", "pty.spawn", "sys.exit", "pytest.exit", "resource.setrlimit", "resource.prlimit", "signal.alarm",
+    "signal.setitimer"}
+# Raw writes: flagged unless the descriptor is the literal 1 or 2 (the run's own output).
+RAW_WRITES = {f"{m}.{n}" for m in ("os", "posix") for n in ("write", "writev", "pwrite", "pwritev", "sendfile")}
+# Opening a descriptor by number (`open(7, "w")`): a literal other than 0, 1 or 2.
+BY_NUMBER = {"open", "builtins.open", "io.open", "io.FileIO", "_io.FileIO"}
+# The timers fixloop's plugin stops a hung test with: a handler for them switches the limit off.
+TIMER_SIGNALS = {"SIGALRM", "SIGPROF", "SIGVTALRM"}
+KILLERS = {"kill", "pkill", "killall"}  # programs that, run with the test's own pid, end the test process
+TAKEOVER_ANCHORS = frozenset({q.rsplit(".", 1)[-1] for q in TAKEOVER_NAMES | RAW_WRITES | BY_NUMBER}
+                             | GRAPH_ATTRS | {"FileIO", "signal", "exc_info", "__code__", "exit", "quit", "SystemExit"})
+
+
 CALL_KINDS: dict[str, str] = {}
 for _kind, _names in (("exec", CODE_EXEC), ("os_shell", OS_SHELL), ("subprocess", SUBPROCESS),
                       ("shell_always", SHELL_ALWAYS), ("deserialize", DESERIALIZE), ("yaml", YAML_LOAD),
@@ -159,7 +192,8 @@ for _kind, _names in (("exec", CODE_EXEC), ("os_shell", OS_SHELL), ("subprocess"
         CALL_KINDS[_name] = _kind
 
 # Builtins that a bare name means unless the module rebinds it.
-BUILTIN_CALLS = {"eval", "exec", "open", "__import__", "getattr", "setattr", "delattr", "vars", "globals", "locals"}
+BUILTIN_CALLS = {"eval", "exec", "open", "__import__", "getattr", "setattr", "delattr", "vars", "globals", "locals",
+                 "exit", "quit", "SystemExit"}
 # Methods of path-like objects: flagged when the object is an outside path.
 PATH_WRITE_METHODS = {"write_text", "write_bytes", "open", "touch", "mkdir", "symlink_to", "hardlink_to"}
 PATH_DELETE_METHODS = {"unlink", "rmdir"}
@@ -168,7 +202,7 @@ PATH_DELETE_METHODS = {"unlink", "rmdir"}
 ANCHOR_NAMES = frozenset({q.rsplit(".", 1)[-1] for q in CALL_KINDS} | PATH_WRITE_METHODS | PATH_DELETE_METHODS
                          | {q.rsplit(".", 1)[-1] for q in HARNESS_NAMES} | HARNESS_MODULES | FRAME_ATTRS
                          | {"__dict__", "__builtins__", "__getattribute__", "getattr", "setattr", "delattr",
-                            "__import__", "vars", "globals", "locals"})
+                            "__import__", "vars", "globals", "locals"} | TAKEOVER_ANCHORS)
 
 # Secrets: identifier words that name one, and trailing words that mean "about a secret", not one.
 SECRET_WORDS = {"password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey",

@@ -28,10 +28,14 @@ from .catalog import (
     SENSITIVE_MODULES,
     PATH_DELETE_METHODS,
     PATH_WRITE_METHODS,
+    RAW_WRITES,
     RULES,
+    TAKEOVER_NAMES,
     YAML_SAFE_LOADERS,
     is_harness,
 )
+from .invisible import invisible
+from .takeover import Takeover, proc_paths
 
 # Matched against the lower-cased text (same offsets: bytes.lower() maps ASCII only); factored by
 # first letter, which makes the search about 7x faster than a case-insensitive alternation.
@@ -64,8 +68,9 @@ class Matcher:
     def __init__(self, src: bytes, root: Node, bindings: Bindings, path: str, is_test: bool) -> None:
         self.src, self.root, self.bindings, self.path, self.is_test = src, root, bindings, path, is_test
         aliases = frozenset(local for local, target in bindings.names.items()
-                            if target in CALL_KINDS or is_harness(target))
+                            if target in CALL_KINDS or is_harness(target) or target in TAKEOVER_NAMES | RAW_WRITES)
         self.anchors = _anchor_pattern(aliases)
+        self.takeover = Takeover(self.qualify, lambda name: name in bindings.names)
 
     def scan(self, start: int = 0, end: int | None = None) -> dict[int, Hit]:
         end = len(self.src) if end is None else end
@@ -74,7 +79,7 @@ class Matcher:
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             if node is not None and node.type == "identifier" and node.start_byte == m.start() \
                     and node.end_byte == m.end():
-                hit = self._reference(node) or self._call(node)
+                hit = self._reference(node) or self._call(node) or self._taken(node)
                 if hit is not None:
                     hits[hit.anchor] = hit
         for pattern, quote_at in _STRING_HINTS:  # a few simple patterns: one alternation is 4x slower
@@ -82,6 +87,10 @@ class Matcher:
                 hit = self._built_string(quote_at(m))
                 if hit is not None and hit.anchor not in hits:
                     hits[hit.anchor] = hit
+        for at, node, message in proc_paths(self.src, self.root, start, end):
+            hits.setdefault(at, self._hit("FL-S015", node, node, message))
+        for at, stop, message in invisible(self.src, start, end):
+            hits.setdefault(at, self._hit_bytes("FL-S014", at, stop, message))
         for m in _SECRET.finditer(self.src.lower(), start, end):
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             if node is not None and node.start_byte not in hits:
@@ -361,7 +370,18 @@ class Matcher:
         return self._hit("FL-S007", node, holder, f"'{name}' is assigned a hard-coded secret",
                          severity="warning" if self.is_test else None)
 
+    def _taken(self, name: Node) -> Hit | None:
+        flag = self.takeover.check(name)
+        return None if flag is None else self._hit(flag[0], name, flag[1], flag[2])
+
     # --- findings ----------------------------------------------------------------------------
+
+    def _hit_bytes(self, code: str, start: int, end: int, message: str) -> Hit:
+        line, col = self.src.count(b"\n", 0, start), start - (self.src.rfind(b"\n", 0, start) + 1)
+        finding = Finding(path=self.path, line=line + 1, code=code, message=f"{message} ({RULES[code].name})",
+                          severity=RULES[code].severity, column=self._column(start, col), end_line=line + 1,
+                          end_column=self._column(start, col) + 1)
+        return Hit(start, finding)
 
     def _hit(self, code: str, name: Node, span: Node, message: str, severity: str | None = None) -> Hit:
         rule = RULES[code]

@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
-from rich.syntax import Syntax
 
-from ..printable import shown
+from ..printable import printable, shown
+from ..screen import console, print_diff
 from ..core.patch import unified_diff
 
 EXIT_WRITTEN, EXIT_NOT_WRITTEN, EXIT_USAGE = 0, 1, 2
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = console(stderr=True, soft_wrap=True)
 
 
 def tests(
@@ -57,14 +56,14 @@ def tests(
         raise typer.Exit(EXIT_USAGE if isinstance(e, TestgenError) else EXIT_NOT_WRITTEN)
     summary.update(made.summary(), status="generated", diff=unified_diff(made.patch()))
     if not as_json:
-        Console(highlight=False).print(Syntax(summary["diff"], "diff", theme="ansi_dark", background_color="default"))
+        print_diff(summary["diff"], err)
     for t in made.tests:
         line = f"{t['name']}: {t['status']}" + (f" - {t['reason']}" if t.get("reason") else "")
         err.print(f"[yellow]suspected bug:[/] {shown(line)}" if t["status"] == "suspected_bug" else shown(line))
     for n in made.notes:
         err.print(f"[dim]note: {shown(n)}[/]")
     asked = not yes and not as_json and sys.stdin.isatty()
-    if yes or (asked and typer.confirm(f"Write {made.path}?", default=False)):
+    if yes or (asked and typer.confirm(printable(f"Write {made.path}?"), default=False)):
         try:
             create(workspace, made.path, made.text)
         except TestgenError as e:
