@@ -31,7 +31,7 @@ REFUSED = ("sandbox.backend", "sandbox.docker_image", "memory.uri", "llm.base_ur
 
 def _user_kept(config) -> None:  # type: ignore[no-untyped-def]
     s = config.settings
-    assert (s.sandbox.backend, s.sandbox.docker_image, s.memory.uri) == ("bwrap", "python:3.11-slim", "/home/u/mem")
+    assert (s.sandbox.backend, s.sandbox.docker_image, s.memory.uri) == ("bwrap", "fixloop-sandbox:bookworm", "/home/u/mem")
     assert (s.llm.base_url, s.llm.model, s.llm.input_price_per_mtok, s.llm.daily_budget_usd) == ("", "claude-user", 3.0, 0.0)
     assert (s.llm.api_key, s.llm.api_key_env, s.python, s.max_cost_usd) == ("", "ANTHROPIC_API_KEY", "", 1.0)
 
