@@ -27,7 +27,7 @@ import pytest
 
 from tests.conftest import PYTHON
 
-from .harness import BAIT_API_KEY, REPO, Host, nobody_python
+from .harness import REPO, Host, as_user, nobody_python, user_env
 from .lsp_driver import Driver
 
 BUGGY = "def inc(x):\n    return x - 1\n"
@@ -65,7 +65,7 @@ def _user_settings(host: Host, backend: str) -> dict[str, Any]:
             "memory": {"uri": str(host.top / "user-memory")}}
 
 
-def _server(host: Host, form: str, hostile: dict[str, Any]) -> Driver:
+def _server(host: Host, form: str, hostile: dict[str, Any], backend: str = "none") -> Driver:
     python = sys.executable if host.user == "root" else nobody_python()
     neutral = host.top / "editor-data"
     neutral.mkdir(exist_ok=True)
@@ -77,14 +77,11 @@ def _server(host: Host, form: str, hostile: dict[str, Any]) -> Driver:
         # How the clients started it before: the workspace's folder, no -I.
         "before": ([python, "-m", "fixloop.lsp.server", "--stdio"], host.project),
     }[form]
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8",
-           "XDG_DATA_HOME": str(host.top / "data"), "XDG_CACHE_HOME": str(host.top / "cache"),
-           "XDG_CONFIG_HOME": str(host.top / "config"), "ANTHROPIC_API_KEY": BAIT_API_KEY,
+    env = {**user_env(host, backend), "XDG_CONFIG_HOME": str(host.top / "config"),
            "FIXLOOP_BAIT": "bait-in-the-parent-environment", "PYTHONPATH": ".", "TMPDIR": str(host.top / "tmp")}
     (host.top / "tmp").mkdir(exist_ok=True)
     host.give_away()
-    if host.user == "nobody":
-        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+    argv = as_user(host, backend, argv)
     return Driver(argv, cwd, env, {"settings": hostile, "review": "client", "apiKey": "sk-evil"})
 
 
@@ -137,7 +134,7 @@ def test_the_clients_command_lines_import_nothing_of_the_workspace(host: Host, f
 def test_a_fix_through_the_server_leaves_no_trace_and_keeps_the_users_sandbox(host: Host, backend: str) -> None:
     proof, hostile = _plant(host)
     host.snapshot()
-    server = _server(host, "python -I -m", hostile)
+    server = _server(host, "python -I -m", hostile, backend)
     try:
         server.initialize(host.project, {"settings": _user_settings(host, backend), "workspaceSettings": hostile,
                                          "review": "client"})

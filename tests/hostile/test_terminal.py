@@ -25,7 +25,7 @@ from typing import Sequence
 
 from tests.conftest import PYTHON
 
-from .harness import BAIT_API_KEY, NOBODY, Host, nobody_python
+from .harness import Host, as_user, nobody_python, user_env
 
 ESC = "\x1b"
 OSC52_ST = ESC + "]52;c;cHduZWQ=" + ESC + "\\"  # clipboard write, ESC-terminated (ST)
@@ -81,15 +81,13 @@ def committed_run(project: Path) -> Path:
     return run
 
 
-def on_screen(host: Host, argv: Sequence[str], term: str = "dumb", timeout: float = 300) -> bytes:
-    """Everything `fixloop argv` writes to a pseudo-terminal (stdin, stdout and stderr all on it)."""
+def on_screen(host: Host, argv: Sequence[str], backend: str = "none", term: str = "dumb",
+              timeout: float = 300) -> bytes:
+    """Everything `fixloop argv` writes to a pseudo-terminal (stdin, stdout and stderr all on it), as the host's
+    user in the environment `backend` needs (the private engine's address and socket group for docker)."""
     interpreter = sys.executable if host.user == "root" else nobody_python()
-    command = [interpreter, "-m", "fixloop", *argv]
-    if host.user == "nobody":
-        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(host.home), "LANG": "C.UTF-8", "TERM": term,
-           "NO_COLOR": "1", "COLUMNS": "120", "LINES": "40", "XDG_DATA_HOME": str(host.top / "data"),
-           "XDG_CACHE_HOME": str(host.top / "cache"), "ANTHROPIC_API_KEY": BAIT_API_KEY}
+    command = as_user(host, backend, [interpreter, "-m", "fixloop", *argv])
+    env = {**user_env(host, backend), "TERM": term, "NO_COLOR": "1", "COLUMNS": "120", "LINES": "40"}
     host.give_away()
     master, slave = pty.openpty()
     try:
@@ -147,12 +145,12 @@ def test_nothing_of_the_project_moves_the_cursor_or_writes_the_clipboard(host: H
     host.snapshot()
     common = ["--offline", "--no-memory", "--sandbox", backend, "--python", _python(host)]
     screens = {
-        "fix": on_screen(host, ["fix", str(host.project), "--dry-run", *common]),
-        "fix-error": on_screen(host, ["fix", str(broken), "--dry-run", *common]),
+        "fix": on_screen(host, ["fix", str(host.project), "--dry-run", *common], backend),
+        "fix-error": on_screen(host, ["fix", str(broken), "--dry-run", *common], backend),
         "history": on_screen(host, ["history", str(host.project)]),
         "show": on_screen(host, ["show", RUN_ID, str(host.project)]),
         "report": on_screen(host, ["report", str(host.project / ".fixloop" / "runs" / RUN_ID)]),
-        "doctor": on_screen(host, ["doctor", str(host.project), "--sandbox", backend]),
+        "doctor": on_screen(host, ["doctor", str(host.project), "--sandbox", backend], backend),
     }
     fixed = screens["fix"].decode("utf-8", "replace")
     assert "fixed" in fixed and "+    return x + 1" in fixed, fixed  # the run worked: there was a diff to show
@@ -169,7 +167,7 @@ def test_nothing_of_the_project_moves_the_cursor_or_writes_the_clipboard(host: H
 def test_a_live_status_line_moves_only_itself(host: Host, backend: str) -> None:
     _project(host)
     screen = on_screen(host, ["fix", str(host.project), "--dry-run", "--offline", "--no-memory", "--sandbox",
-                              backend, "--python", _python(host)], term="xterm-256color")
+                              backend, "--python", _python(host)], backend, term="xterm-256color")
     text = screen.decode("utf-8", "replace")
     assert "+    return x + 1" in text, text
     raw = [p for p in PAYLOADS if p in text] + [s for s in (ESC + "]", ESC + "[5A", ESC + "[0K", ESC + "[2J", "\x07",
