@@ -10,7 +10,7 @@ from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Patch, Status, Task, TestReport, TestResult
 from fixloop.core.ports import Ports
-from fixloop.core.selection import narrowing
+from fixloop.core.selection import focus, narrowing
 from tests.fakes import Call, ScriptedProposer, ScriptedRunner
 
 SOURCE = "def inc(x):\n    return x - 1\n\n\ndef dec(x):\n    return x - 1\n"
@@ -97,3 +97,21 @@ def test_a_suites_length_is_what_its_tests_took_not_the_time_spent_stopping_a_hu
     assert "tests took 12 s" in narrowing(runner, slow, ("t.py::test_inc",), Limits(select_covering_after=10.0))
     assert narrowing(runner, slow, (), Limits(select_covering_after=10.0)) == ""  # nothing to screen for
     assert narrowing(ScriptedRunner({}, verdict), slow, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == ""
+
+
+def test_the_spectrum_records_the_failing_tests_and_the_passing_tests_beside_them() -> None:
+    results = [TestResult("tests/test_a.py::test_ok", "passed", duration=1.0),
+               TestResult("tests/test_a.py::test_bad", "failed", duration=0.1),
+               TestResult("tests/test_b.py::test_other", "passed", duration=1.0),
+               TestResult("tests/test_a.py::test_ok2", "passed", duration=1.0)]
+    baseline = TestReport(tuple(results))
+    chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
+    assert chosen == ("tests/test_a.py::test_bad", "tests/test_a.py::test_ok", "tests/test_a.py::test_ok2")
+
+
+def test_the_spectrum_of_a_long_test_file_stops_at_its_share_of_the_suite() -> None:
+    passing = [TestResult(f"tests/test_a.py::test_{i}", "passed", duration=1.0) for i in range(40)]
+    baseline = TestReport((TestResult("tests/test_a.py::test_bad", "failed", duration=1.0), *passing))
+    chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
+    # 41 s of tests: the passing ones it records may take half of that
+    assert chosen[0] == "tests/test_a.py::test_bad" and len(chosen) == 1 + 20

@@ -30,6 +30,29 @@ class Plan:
     narrow: bool = False  # screen on the tests that run the changed code before the whole selection
 
 
+FOCUS_SHARE = 0.5  # the spectrum's passing tests may take this share of what the baseline's tests took
+FOCUS_FLOOR = 5.0  # seconds of passing tests a spectrum may always record
+
+
+def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
+    """The tests the spectrum records: the failing ones, and the passing tests of their test files up to
+    FOCUS_SHARE of the baseline's test time (at least FOCUS_FLOOR s). The baseline runs untraced, since
+    recording every test's lines costs two to three times the suite; the passing tests beside a failing
+    one run the same code with other inputs, and are the health evidence that ranks its lines."""
+    files = {t.split("::", 1)[0] for t in failing}
+    took = sum(max(r.duration, r.seconds) for r in baseline.results)
+    budget = max(FOCUS_FLOOR, FOCUS_SHARE * took)
+    chosen = [r.nodeid for r in baseline.results if r.nodeid in failing]
+    chosen += sorted(failing - set(chosen))
+    for r in baseline.results:
+        if r.outcome == "passed" and r.nodeid.split("::", 1)[0] in files:
+            budget -= max(r.duration, r.seconds)
+            if budget < 0:
+                break
+            chosen.append(r.nodeid)
+    return tuple(chosen)
+
+
 def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> str:
     """The note that says a long suite screens candidates on the covering tests, or "" when it does not. The
     suite's length is what its tests took in the baseline: time spent stopping hung tests says nothing of it."""

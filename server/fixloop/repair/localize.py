@@ -1,7 +1,8 @@
 """Fault localization: traceback frames, and spectrum-based (Ochiai over per-test line coverage).
 
-The spectrum comes from coverage contexts recorded by the report plugin: in the baseline run itself when
-the runner recorded them there, else in one extra suite run.
+The spectrum comes from coverage contexts recorded by the report plugin in one extra run of the failing
+tests and the passing tests beside them (`core.selection.focus`), or from the baseline when the runner
+recorded them there.
 Only project code is ranked: test files and files outside the workspace never become suspects.
 """
 
@@ -12,6 +13,7 @@ import re
 from typing import Callable, Mapping, Protocol, Sequence
 
 from ..core.model import Suspect, TestReport
+from ..core.selection import focus
 from .bindings import with_bindings
 from .syntax import Function, code_lines, functions_in, parse
 
@@ -154,13 +156,15 @@ class SpectrumLocalizer:
         self.note = dependency_note(report, target_tests)
         ranked = self.traceback.localize(report, sources, target_tests)
         self.runs_tests = False
+        failing = set(target_tests) or {r.nodeid for r in report.failed}
+        if not failing:  # nothing failed (a collection error): the spectrum would have nothing to rank
+            return with_bindings(ranked, sources, self.is_test_file)
         try:
-            run, spectra = self.runner.coverage(())
+            run, spectra = self.runner.coverage(focus(report, frozenset(failing)))
         except OSError:
             return with_bindings(ranked, sources, self.is_test_file)
         # The runner hands back the very report it was given when the baseline already recorded the lines.
         self.runs_tests = run is not report
-        failing = set(target_tests) or {r.nodeid for r in report.failed}
         # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
         other_failures = {r.nodeid for r in run.failed} - failing
         spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}

@@ -14,7 +14,7 @@ from ..core.ports import ProposalContext
 from .candidate import Candidate
 from .catalog import OPERATORS
 from .search import (PAIR_LINES, EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize,
-                     single_candidates)
+                     single_candidates, varied)
 from .steer import steered, steering
 from .templates import TEMPLATE_SCORE, Site, template_fixes
 
@@ -73,7 +73,7 @@ class MutationProposer:
         singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
             singles.extend(single_candidates(path, ctx.sources[path], scores, priors))
-        yield from self._patches(explore_first(ranked(singles), priors), ctx.sources, seen, "", exposure)
+        yield from self._patches(explore_first(varied(singles), priors), ctx.sources, seen, "", exposure)
         yield from self._patches(self._pairs(ctx, singles), ctx.sources, seen, "pair", exposure)
 
     def _pairs(self, ctx: ProposalContext, singles: list[Candidate]) -> Iterator[Candidate]:

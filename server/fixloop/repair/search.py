@@ -91,6 +91,22 @@ def ranked(candidates: Iterable[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (-c.score, c.path, c.edits[0].start, c.operator))
 
 
+VARIANT_DECAY = 0.75  # each further variant of one operator at one line counts this much less
+
+
+def varied(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Best first, with the n-th variant of an operator at a line scored VARIANT_DECAY**n lower: the five
+    other comparisons of one line, or its dozen look-alike names, must not all go before the next operator
+    at a line the spectrum ranks as high (on real code many lines tie)."""
+    seen: dict[tuple[str, int, str], int] = {}
+    out: list[Candidate] = []
+    for c in ranked(candidates):
+        key = (c.path, c.line, c.operator)
+        n = seen[key] = seen.get(key, -1) + 1
+        out.append(c.rescored(c.score * VARIANT_DECAY ** n) if n else c)
+    return ranked(out)
+
+
 PAIR_LINES = 8  # lines a pair may draw from: the spectrum's best, well beyond the top three
 PAIR_PER_LINE = 8  # best singles per line in the pool
 HELPED = 4.0  # a half that made a failing test pass is a partial fix: pairs with it first

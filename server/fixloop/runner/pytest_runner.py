@@ -4,9 +4,10 @@ The runner only decides which way each run goes; the work is done by `prepare` (
 runtime files), `cold` (a normal sandboxed pytest process), `screening` (warm workers, read-ahead) and
 `test_clock` (how long a test may run).
 
-The first unpatched run also records which lines each test executed (the localizer's spectrum, kept for
-`coverage`), and the warm workers start while it runs: a failure to fix needs both, and a passing suite
-only pays for the coverage tracer.
+The first unpatched run is the baseline, untraced (recording every test's lines costs two to three times
+the suite), and the warm workers start while it runs. The localizer's spectrum is a second, smaller run
+under coverage (`coverage`): the failing tests and the passing tests beside them; what it recorded also
+says which tests run a candidate's change on a long suite (`covering`).
 
 Time limits come from the project's own timings: the baseline has no cap but the run's wall time (or the
 user's `baseline_timeout`), and says so when it is cut; every later run may take three times the baseline
@@ -45,7 +46,7 @@ class PytestRunner:
 
     def __init__(self, prepared: Prepared, sandbox: Sandbox, limits: Limits = Limits(),
                  pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048,
-                 spectrum_in_baseline: bool = True) -> None:
+                 spectrum_in_baseline: bool = False) -> None:
         self.prepared = prepared
         self.sandbox = sandbox
         self.limits = limits
@@ -177,9 +178,9 @@ class PytestRunner:
         return report
 
     def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
-        """The first run records the spectrum (unless its report outgrew the cap that way), has no cap but
-        the user's or the run's wall time, stops the run when cut, and judges again the tests that hit a
-        limit before anything was known of them."""
+        """The first run (recording the spectrum only when `spectrum_in_baseline`, unless its report outgrew
+        the cap that way) has no cap but the user's or the run's wall time, stops the run when cut, and
+        judges again the tests that hit a limit before anything was known of them."""
         cap, setting = self._baseline_cap()
         started = time.monotonic()
         report: TestReport | None = None
@@ -239,9 +240,11 @@ class PytestRunner:
         the same selection: then the report returned is the baseline's, and no test ran again."""
         if tool == "coverage" and tuple(select) in self._spectra:
             return self._spectra[tuple(select)]
+        if tool == "coverage" and self._baseline_select in self._spectra and not self._baseline_select:
+            return self._spectra[()]  # the baseline recorded every test: any selection is in it
         report, spectra = self._coverage_run(select, tool)
-        if tuple(select) == self._baseline_select and spectra:
-            self._covered = spectra
+        if spectra:
+            self._covered = {**self._covered, **spectra}
         return report, spectra
 
     def _coverage_run(self, select: Sequence[str], tool: str, cap: float = 0.0) -> tuple[TestReport, Spectra]:
