@@ -33,7 +33,7 @@ def _outcome(limits: Limits, scope: Scope = Scope(), n: int = 12) -> Outcome:
 
 
 def test_a_candidate_limit_stop_names_the_flag_and_a_larger_value() -> None:
-    settings = Settings(max_candidates=6)
+    settings = Settings(max_candidates=6, search_factor=0)
     outcome = _outcome(settings.limits())
     assert outcome.stopped_by == "max_candidates"
     got = advise(Situation(outcome, settings, suspects=("m.py:2", "m.py:1"), python="/venv/bin/python",
@@ -51,7 +51,7 @@ def test_a_candidate_limit_stop_names_the_flag_and_a_larger_value() -> None:
 
 
 def test_a_larger_candidate_limit_comes_with_the_wall_time_it_needs() -> None:
-    settings = Settings(max_candidates=6, wall_seconds=60)
+    settings = Settings(max_candidates=6, wall_seconds=60, search_factor=0)
     outcome = _outcome(settings.limits())
     steps = advise(Situation(outcome, settings))["next_steps"]
     # Each candidate took about 4 s of the fake clock: 6 more need more than the 60 s wall limit.
@@ -59,7 +59,7 @@ def test_a_larger_candidate_limit_comes_with_the_wall_time_it_needs() -> None:
 
 
 def test_an_offline_run_names_the_model_key_and_a_narrowed_run_does_not_narrow_again() -> None:
-    settings = Settings(offline=True)
+    settings = Settings(offline=True, search_factor=0)
     outcome = _outcome(settings.limits(), Scope("node", "tests/test_m.py::test_one"), n=3)
     assert (outcome.status, outcome.stopped_by) == (Status.GAVE_UP, "")
     steps = advise(Situation(outcome, settings, Scope("node", "tests/test_m.py::test_one"), ("m.py:2",),
@@ -69,12 +69,26 @@ def test_an_offline_run_names_the_model_key_and_a_narrowed_run_does_not_narrow_a
     assert advise(Situation(outcome, settings, no_model=""))["next_steps"][0].startswith("narrow the run")
 
 
+def test_an_offline_search_ends_after_its_share_of_time_and_says_how_to_give_it_more() -> None:
+    """The fake clock ticks a second at each reading: the baseline takes one, so the search may take the
+    floor of ten; the run ends there with the setting that gives it more, not at the candidate limit."""
+    settings = Settings()
+    outcome = _outcome(settings.limits(), n=40)
+    assert (outcome.status, outcome.stopped_by) == (Status.LIMITS, "search_factor")
+    assert 0 < outcome.candidates_evaluated < 40
+    assert "search_factor = 6 times the baseline's 1.0 s" in outcome.message
+    steps = advise(Situation(outcome, settings))["next_steps"]
+    assert steps[0].startswith("raise the offline search's time, in baselines (6 now): `--set search_factor=12`")
+
+
 def test_other_limits_name_their_own_setting() -> None:
     settings = Settings(wall_seconds=300)
     for key, start in (("wall_seconds", "raise the wall-time limit (300 now): `--wall-seconds 600`"),
                        ("max_iterations", "raise the limit on model rounds (60 now): `--max-iterations 120`"),
                        ("max_cost_usd", "raise the cost budget (2 now): `--set max_cost_usd=4.00`"),
-                       ("breaker_repeats", "raise how often the same failure may come back")):
+                       ("breaker_repeats", "raise how often the same failure may come back"),
+                       ("search_factor", "raise the offline search's time, in baselines (6 now): "
+                                         "`--set search_factor=12`")):
         outcome = Outcome(Status.LIMITS, "r", baseline=TestReport((TestResult("t.py::a", "failed"),)),
                           stopped_by=key, candidates_evaluated=3, durations={"candidates": 30.0, "total": 300.0})
         assert advise(Situation(outcome, settings, suspects=("m.py:1",)))["next_steps"][0].startswith(start), key

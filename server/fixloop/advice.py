@@ -137,6 +137,7 @@ def _errors(s: Situation, python: str) -> list[str]:
 # The limit a run can end on: what it is called, its command-line form, and its setting.
 _LIMITS = {
     "max_candidates": ("the candidate limit", "--max-candidates"),
+    "search_factor": ("the offline search's time, in baselines", "--set search_factor="),
     "wall_seconds": ("the wall-time limit", "--wall-seconds"),
     "max_iterations": ("the limit on model rounds", "--max-iterations"),
     "max_tokens": ("the token budget", "--set max_tokens="),

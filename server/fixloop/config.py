@@ -112,6 +112,7 @@ class Settings:
     pytest_args: tuple[str, ...] = ()
     warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
     plausible_lookahead: int = Limits.plausible_lookahead
+    search_factor: float = Limits.search_factor
     strategy: str = "auto"  # which proposer leads a run: auto (a bandit over past runs) or one of names.STRATEGIES
     llm: LLMSettings = field(default_factory=LLMSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
@@ -127,6 +128,7 @@ class Settings:
             plausible_lookahead=self.plausible_lookahead, hang_probe_seconds=self.hang_probe_seconds,
             baseline_timeout=self.baseline_timeout, screening_factor=self.screening_factor,
             screening_floor=self.screening_floor, select_covering_after=self.select_covering_after,
+            search_factor=self.search_factor,
         )
 
 
@@ -266,7 +268,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "hang_probe_seconds": (AT_MOST, ""), "screening_factor": (AT_MOST, ""), "screening_floor": (AT_MOST, ""),
     "select_covering_after": (AT_MOST, ""),
     "max_tokens": (AT_MOST, ""), "max_cost_usd": (AT_MOST, ""), "warm_workers": (AT_MOST, ""),
-    "plausible_lookahead": (AT_MOST, ""),
+    "plausible_lookahead": (AT_MOST, ""), "search_factor": (LIMIT, ""),
     "strategy": (USER, "the order decides what a run costs"),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),

@@ -11,11 +11,12 @@ from collections import deque
 from typing import Callable, Generator, Iterator
 
 from .model import Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
+from . import limits
 from .flaky import flaky_among
 from .guard import rejection
 from .patch import changed_at, patch_size, unified_diff
 from .selection import Plan, judge, narrowing
-from .ports import CallLogging, Metered, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
+from .ports import CallLogging, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
 
@@ -162,6 +163,8 @@ class _Run:
         for proposer in self.ports.proposers:
             stop = yield from self.try_proposer(proposer, ctx)
             yield from self.notes(proposer)
+            if stop is not None and stop.limit == "search_factor":
+                continue  # the offline search's time is up: a model still gets its turn
             if not stop and not self.winner:
                 stop = _limit_reached(self.task, self, self.ports)  # a proposer out of budget ends the run here
             if stop or self.winner:
@@ -171,9 +174,10 @@ class _Run:
 
     def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
+        t0 = self.ports.now()
         for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
             yield from self.notes(proposer)
-            stop = _limit_reached(self.task, self, self.ports)
+            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer, t0)
             if stop:
                 return stop
             if self.winner is not None:
@@ -194,6 +198,14 @@ class _Run:
                 if stop:
                     return stop
         return None
+
+    def search_time_up(self, proposer: Proposer, since: float) -> _End | None:
+        """The offline search's own time limit: never after a fix (the overfitting guard's few candidates),
+        never for a model, which has its own budgets."""
+        if proposer.adaptive or self.winner is not None:
+            return None
+        hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0), self.ports.now() - since)
+        return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
     def worth_screening(self, patch: Patch) -> bool:
         """What the loop would still test: after a fix only a smaller one (the overfitting guard), never twice."""
@@ -342,24 +354,10 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
 
 
 def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
-    """Every limit is checked here, and only here."""
-    limits = task.limits
     if ports.cancelled():
         return _End(Status.CANCELLED, "cancelled")
-    if ports.now() - s.started > limits.wall_seconds:
-        return _End(Status.LIMITS, f"wall-time limit of {limits.wall_seconds:.0f} s reached", limit="wall_seconds")
-    if s.candidates >= limits.max_candidates:
-        return _End(Status.LIMITS, f"candidate limit of {limits.max_candidates} reached", limit="max_candidates")
-    if s.iterations >= limits.max_iterations:
-        return _End(Status.LIMITS, f"iteration limit of {limits.max_iterations} reached", limit="max_iterations")
-    usage = _usage(ports)
-    if usage.tokens > limits.max_tokens:
-        return _End(Status.LIMITS, f"token budget of {limits.max_tokens} exceeded ({usage.tokens} spent)",
-                    limit="max_tokens")
-    if usage.cost_usd > limits.max_cost_usd:
-        return _End(Status.LIMITS, f"cost budget of ${limits.max_cost_usd:.2f} exceeded (${usage.cost_usd:.4f} spent)",
-                    limit="max_cost_usd")
-    return None
+    hit = limits.reached(task.limits, ports.now() - s.started, s.candidates, s.iterations, _usage(ports))
+    return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
 
 def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:
@@ -378,11 +376,7 @@ def _preference(patch: Patch) -> tuple[int, float]:
 
 
 def _usage(ports: Ports) -> Usage:
-    total = Usage()
-    for p in ports.proposers:
-        if isinstance(p, Metered):
-            total = total + p.usage()
-    return total
+    return limits.usage(ports.proposers)
 
 
 def drive(gen: Run, on_event=lambda e: None) -> Outcome:  # type: ignore[no-untyped-def]
