@@ -11,6 +11,7 @@ temporary file and the public `discover_files` + `run_tests`. bandit is imported
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import inspect
 import io
 import logging
@@ -45,6 +46,21 @@ class _QuietModuleName(logging.Filter):
         return not record.getMessage().startswith("Unable to find qualified name for module")
 
 
+class _QuietFormatters(logging.Filter):
+    """bandit loads its report formatters too; one whose optional package is missing (sarif) is no loss
+    here, since fixloop reads findings, never reports, and its error must not reach the user's terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith("Could not load '"):
+            return True
+        try:
+            formatters = {e.name for e in importlib.metadata.entry_points(group="bandit.formatters")}
+        except Exception:  # noqa: BLE001 - broken metadata: keep the message
+            return True
+        return message.split("'")[1] not in formatters
+
+
 def _bandit() -> tuple[Any, Any]:
     global _config
     with warnings.catch_warnings():  # stevedore's deprecation of an argument bandit still passes
@@ -54,6 +70,7 @@ def _bandit() -> tuple[Any, Any]:
     with _lock:
         if _config is None:
             logging.getLogger("bandit.core.node_visitor").addFilter(_QuietModuleName())
+            logging.getLogger("stevedore.extension").addFilter(_QuietFormatters())
             _config = config.BanditConfig()
     return manager, _config
 

@@ -1,0 +1,16 @@
+"""bandit's own plugin loading never reaches the user's terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_a_report_formatter_bandit_cannot_load_is_not_printed() -> None:
+    # A fresh interpreter with Python's last-resort log handler, as the CLI has: the sarif formatter's
+    # optional package is missing in most installs, and stevedore logs that at ERROR.
+    code = ("from fixloop.safety import bandit_scan\n"
+            "print(len(bandit_scan.scan_text('import os\\nos.system(\"x\")\\n', 'a.py')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and int(done.stdout) > 0, done.stderr
+    assert "Could not load" not in done.stderr, done.stderr
