@@ -61,8 +61,12 @@ class _QuietFormatters(logging.Filter):
         return message.split("'")[1] not in formatters
 
 
+_QUIET = _QuietFormatters()  # one instance: adding it again is a no-op
+
+
 def _bandit() -> tuple[Any, Any]:
     global _config
+    logging.getLogger("stevedore.extension").addFilter(_QUIET)  # bandit loads its plugins as it is imported
     with warnings.catch_warnings():  # stevedore's deprecation of an argument bandit still passes
         warnings.filterwarnings("ignore", "The verify_requirements argument", DeprecationWarning)
         from bandit.core import config, manager  # noqa: PLC0415 - lazy: ~0.2 s
@@ -70,7 +74,6 @@ def _bandit() -> tuple[Any, Any]:
     with _lock:
         if _config is None:
             logging.getLogger("bandit.core.node_visitor").addFilter(_QuietModuleName())
-            logging.getLogger("stevedore.extension").addFilter(_QuietFormatters())
             _config = config.BanditConfig()
     return manager, _config
 
