@@ -6,7 +6,8 @@ import textwrap
 
 from fixloop.repair import operators as ops
 from fixloop.repair.kinds import kind_of, may_stand_for
-from fixloop.repair.literals import binding_value
+from fixloop.repair.conditions import none_check
+from fixloop.repair.literals import binding_value, format_precision
 from fixloop.repair.offsets import argument_offset, return_offset
 from fixloop.repair.search import single_candidates
 from fixloop.repair.syntax import parse, text_of, walk
@@ -228,3 +229,32 @@ def test_lines_run_at_import_get_value_edits_not_statement_edits() -> None:
     assert {"4 -> 5", "4 -> 3"} <= {c.summary for c in found}
     assert not {c.operator for c in found} & {"augmented_swap", "delete_statement", "insert_control"}
     assert not any("str -" in c.summary or "int -" in c.summary for c in found)  # nothing inside an annotation
+
+
+def test_none_check_between_a_truth_test_and_a_test_for_none() -> None:
+    before = src('''
+        def intcomma(value, ndigits=None):
+            if ndigits:
+                value = round(value, ndigits)
+            if sep is not None and not value.sign:
+                return value
+            return value if sep else 0
+    ''')
+    assert contains(none_check, before, before.replace("if ndigits:", "if ndigits is not None:"))
+    assert contains(none_check, before, before.replace("if sep is not None and", "if sep and"))
+    assert contains(none_check, before, before.replace("not value.sign", "value.sign is None"))
+    assert contains(none_check, before, before.replace("if sep else", "if sep is not None else"))
+    plain = src('''
+        def f(a, b):
+            if a < b:
+                return a + b
+            return b
+    ''')
+    assert results(none_check, plain) == set()  # a comparison or arithmetic is not a truth test
+
+
+def test_format_precision_nudges_the_numbers_written_in_a_format() -> None:
+    before = 'def size(n, format: str = "%.2f"):\n    return format % n + "{:>8}".format(n) + "3.5 of 10%"\n'
+    assert contains(format_precision, before, before.replace('"%.2f"', '"%.1f"'))
+    assert contains(format_precision, before, before.replace('"{:>8}"', '"{:>9}"'))
+    assert not any("3.5" not in r or "10%" not in r for r in results(format_precision, before))  # prose is not a format

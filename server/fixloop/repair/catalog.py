@@ -5,9 +5,9 @@ propose more, and more of what they propose could pass weak tests by accident.""
 
 from __future__ import annotations
 
-from .conditions import loop_condition, return_check, widen_condition
+from .conditions import loop_condition, none_check, return_check, widen_condition
 from .ingredients import insert_statement
-from .literals import binding_value
+from .literals import binding_value, format_precision
 from .offsets import argument_offset, return_offset
 from .operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
 from .reshape import call_argument, clamp, reshape_name, same_shape
@@ -23,8 +23,10 @@ INGREDIENT_PRIORS: dict[str, float] = {
 
 # Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns and call
 # arguments: one-token edits, but each fires at many places, so below the catalog's own offsets.
-VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, return_offset, argument_offset)
-VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45}
+VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, return_offset, argument_offset, none_check,
+                                         format_precision)
+VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45,
+                                  "none_check": 0.6, "format_precision": 0.6}
 
 OPERATORS: tuple[Operator, ...] = BASIC + VALUE_OPERATORS + INGREDIENT_OPERATORS
 DEFAULT_PRIORS: dict[str, float] = {**BASIC_PRIORS, **VALUE_PRIORS, **INGREDIENT_PRIORS}

@@ -7,6 +7,8 @@
   with `c and n`.
 - `return_check`: `return True`/`False`/`0`/`1` -> a comparison on a local (`return depth == 0`);
   `return []` -> a list of a parameter (`return [n]`, a base case that holds the input itself).
+- `none_check`: a truth test where None was meant and back (`if x:` -> `if x is not None:`, `not x` ->
+  `x is None`, `x is not None` -> `x`): `if ndigits:` takes 0 for "not given".
 """
 
 from __future__ import annotations
@@ -128,3 +130,33 @@ def _checks(name: str, f: Facts, truthy: bool) -> list[tuple[str, float]]:
     if name in f.sequences:
         return [(f"not {name}", 0.9)] if truthy else [(f"bool({name})", 0.9)]
     return [(f"{name} is None", 0.4)] if truthy else [(f"{name} is not None", 0.4)]
+
+
+def none_check(node: Node, off: Offsets) -> Iterator[Mutation]:
+    if node.type not in ("if_statement", "elif_clause", "while_statement", "conditional_expression"):
+        return
+    cond = node.child_by_field_name("condition") if node.type != "conditional_expression" else (
+        node.named_children[1] if node.named_child_count == 3 else None)
+    for part in _tests(cond):
+        arg = part.child_by_field_name("argument") if part.type == "not_operator" else None
+        if part.type in ("identifier", "attribute"):
+            yield replacing("none_check", part, off, f"{text_of(part)} is not None",
+                            f"{text_of(part)} -> {text_of(part)} is not None", 1.0)
+        elif arg is not None and arg.type in ("identifier", "attribute"):
+            yield replacing("none_check", part, off, f"{text_of(arg)} is None", f"{text_of(part)} -> {text_of(arg)} is None", 1.0)
+        elif part.type == "comparison_operator" and part.named_child_count == 2 and part.named_children[1].type == "none":
+            op = " ".join(text_of(c) for c in part.children[1:-1])
+            subject = text_of(part.named_children[0])
+            if op in ("is", "is not", "==", "!="):
+                truth = subject if op in ("is not", "!=") else f"not {subject}"
+                yield replacing("none_check", part, off, truth, f"{text_of(part)} -> {truth}", 0.6)
+
+
+def _tests(cond: Node | None) -> Iterator[Node]:
+    """The condition and, through `and`/`or`, each of its operands."""
+    if cond is None:
+        return
+    yield cond
+    if cond.type == "boolean_operator":
+        for side in ("left", "right"):
+            yield from _tests(cond.child_by_field_name(side))

@@ -10,14 +10,19 @@
 
 Integers (+/- 1) and booleans (flipped) get `integer_nudge` and `flip_boolean` there as anywhere else.
 bindings.py makes these lines suspects; this operator is what they are worth trying.
+
+`format_precision` nudges the precision or width of a format in any string literal by one (`"%.1f"` ->
+`"%.2f"`, `"{:.3f}"`, `f"{x:>8}"`): the integer_nudge of numbers written inside strings.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from tree_sitter import Node
 
+from ..core.patch import TextEdit
 from .candidate import Mutation
 from .syntax import Offsets, enclosing, text_of, walk
 
@@ -26,6 +31,25 @@ KINDS = {"integer": "number", "float": "number", "string": "string", "none": "no
 CONTAINERS = ("list", "tuple", "set", "parenthesized_expression", "unary_operator", "pair")
 SELF = ("self", "cls")
 CAP = 6  # values tried in place of one literal
+
+
+# `%.2f`, `%5d`, `{:.3f}`, `{0:>8}`: a digit run right after `%` + flags or `:` + align/sign, or after `.`
+_FORMAT = re.compile(r"(?:%[-+ #0]*|:[<>^=]?[-+ ]?0?|\.)(\d{1,2})(?=[diouxXeEfFgGs%]|[}.])")
+
+
+def format_precision(node: Node, off: Offsets) -> Iterator[Mutation]:
+    if node.type != "string" or _is_docstring(node):
+        return
+    text = text_of(node)
+    start = off.char(node.start_byte)
+    for m in list(_FORMAT.finditer(text))[:CAP]:
+        value = int(m.group(1))
+        for new in (value + 1, value - 1):
+            if new < 0:
+                continue
+            edited = text[:m.start(1)] + str(new) + text[m.end(1):]
+            yield Mutation("format_precision", TextEdit(start, start + len(text), edited),
+                           f"{text} -> {edited}", 1.0)
 
 
 def binding_value(node: Node, off: Offsets) -> Iterator[Mutation]:
