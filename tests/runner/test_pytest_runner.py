@@ -169,3 +169,25 @@ def test_the_spectrum_sees_project_code_that_a_test_runs_with_os_path_patched(ma
         assert report.failed and spectra["tests/test_lib.py::test_where"].get("lib.py") == frozenset({5})
     finally:
         runner.close()
+
+
+def test_a_suite_that_turns_warnings_into_errors_runs_every_way(make_project) -> None:
+    """`filterwarnings = error` is common; fixloop's own plugin must raise no warning of its own there (pytest
+    warned that it could not rewrite a module the supervisor had imported, and the suite ended before its
+    first test): the baseline, the spectrum's run and a candidate's screening all report their tests."""
+    lib = "def inc(x):\n    return x + 2\n"
+    tests = "from lib import inc\n\n\ndef test_inc():\n    assert inc(1) == 2\n\n\ndef test_ok():\n    assert inc\n"
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests,
+                         "pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"})
+    runner = _runner(root)
+    try:
+        report = runner.run(None)
+        assert not report.problem and {r.nodeid: r.outcome for r in report.results} == {
+            "tests/test_lib.py::test_inc": "failed", "tests/test_lib.py::test_ok": "passed"}
+        spectrum, spectra = runner.coverage(("tests/test_lib.py::test_inc", "tests/test_lib.py::test_ok"))
+        assert not spectrum.problem and spectra["tests/test_lib.py::test_inc"]["lib.py"] == frozenset({2})
+        fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
+        screened = runner.run(fixed, ["tests/test_lib.py::test_inc"], fail_fast=True)
+        assert not screened.problem and [r.outcome for r in screened.results] == ["passed"]
+    finally:
+        runner.close()

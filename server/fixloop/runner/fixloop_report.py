@@ -8,6 +8,10 @@ its JUnit XML: the host believes a pass only when these agree with the process's
 
 The pipe leads to fixloop's supervisor (`fixloop_supervise`), which arms this plugin with a key before
 pytest starts (`arm`) and forwards only the lines sealed with it (`sealed_writer`).
+
+PYTEST_DONT_REWRITE: the supervisor imports this module before pytest loads it as `-p fixloop_report`, and
+pytest warns that a module already imported cannot be rewritten; a project whose `filterwarnings` turns
+warnings into errors would then end before collecting a single test.
 """
 
 import faulthandler
