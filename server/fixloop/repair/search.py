@@ -91,19 +91,21 @@ def ranked(candidates: Iterable[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (-c.score, c.path, c.edits[0].start, c.operator))
 
 
-VARIANT_DECAY = 0.75  # each further variant of one operator at one line counts this much less
+VARIANT_DECAY = 0.75  # each variant of one operator at one line past the first VARIANTS_KEPT counts this much less
+VARIANTS_KEPT = 2
 
 
 def varied(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """Best first, with the n-th variant of an operator at a line scored VARIANT_DECAY**n lower: the five
-    other comparisons of one line, or its dozen look-alike names, must not all go before the next operator
-    at a line the spectrum ranks as high (on real code many lines tie)."""
+    """Best first, with the n-th variant of an operator at a line (from the third) scored VARIANT_DECAY
+    lower for each before it: the five comparisons of one line, or its dozen look-alike names, must not all
+    go before the next operator at a line the spectrum ranks as high (on real code many lines tie)."""
     seen: dict[tuple[str, int, str], int] = {}
     out: list[Candidate] = []
     for c in ranked(candidates):
         key = (c.path, c.line, c.operator)
         n = seen[key] = seen.get(key, -1) + 1
-        out.append(c.rescored(c.score * VARIANT_DECAY ** n) if n else c)
+        extra = n - VARIANTS_KEPT + 1
+        out.append(c.rescored(c.score * VARIANT_DECAY ** extra) if extra > 0 else c)
     return ranked(out)
 
 
