@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 
 from fixloop.core.model import Frame, Suspect
+from fixloop.core.patch import TextEdit
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import ProposalContext
 from fixloop.repair.localize import dependency_note, ochiai
+from fixloop.repair.candidate import Candidate
 from fixloop.repair.mutate import MutationProposer
-from fixloop.repair.search import editable, pair_candidates, ranked, single_candidates
+from fixloop.repair.search import editable, pair_candidates, ranked, single_candidates, varied
 
 SRC = "def f(a, b):\n    x = a + 1\n    return x < b\n"
 
@@ -213,3 +215,15 @@ def test_a_reversed_result_puts_the_order_operators_first() -> None:
     assert steering([other]) == {}
     assert steering([Result("t", "failed", exc_type="AssertionError", message="assert -3 == 3")])["swap_operands"] > 1
     assert steering([Result("t", "failed", exc_type="AssertionError", message="assert [2, 1, 3] == [1, 2, 3]")])
+
+
+def test_many_variants_of_one_operator_at_a_line_do_not_bury_the_next_line() -> None:
+    def cand(line: int, op: str, score: float, at: int) -> Candidate:
+        return Candidate("m.py", line, (TextEdit(at, at + 1, "x"),), op, f"{op}{at}", score)
+
+    swaps = [cand(75, "comparison_swap", 1.0, i) for i in range(5)]
+    nudge = cand(76, "integer_nudge", 0.9, 100)
+    order = [c.summary for c in varied([*swaps, nudge])]
+    # the first two comparisons keep their place, the nudge comes before the other three
+    assert order == ["comparison_swap0", "comparison_swap1", "integer_nudge100", "comparison_swap2",
+                     "comparison_swap3", "comparison_swap4"]
