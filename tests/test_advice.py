@@ -81,6 +81,19 @@ def test_an_offline_search_ends_after_its_share_of_time_and_says_how_to_give_it_
     assert steps[0].startswith("raise the offline search's time, in baselines (6 now): `--set search_factor=12`")
 
 
+def test_the_offline_proposers_share_one_search_time() -> None:
+    """A strategy that puts the offline engine's head before its rest (or another offline proposer after
+    it) gives them one time limit between them, and the run still ends naming it."""
+    clock = iter(float(i) for i in range(10_000))
+    first, rest = (ScriptedProposer([Candidate(f"def double(x):\n    return {i}{tag}\n", "literal") for i in range(40)],
+                                    name=name) for tag, name in (("", "head"), (" + 0", "rest")))
+    ports = Ports(runner=ScriptedRunner({"m.py": SOURCE}, _two_failing), proposers=[first, rest],
+                  is_test_file=is_test_file, now=lambda: next(clock))  # type: ignore[arg-type]
+    outcome = drive(run(Task(Path("/ws"), Scope(), Settings().limits()), ports, "r"))
+    assert (outcome.status, outcome.stopped_by) == (Status.LIMITS, "search_factor")
+    assert {a.patch.proposer for a in outcome.attempts} == {"head"}  # the rest found the time spent
+
+
 def test_other_limits_name_their_own_setting() -> None:
     settings = Settings(wall_seconds=300)
     for key, start in (("wall_seconds", "raise the wall-time limit (300 now): `--wall-seconds 600`"),

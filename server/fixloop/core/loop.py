@@ -157,27 +157,33 @@ class _Run:
 
     # ---- 4-7. candidates ---------------------------------------------------------------------
     def search(self, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
-        """Each proposer in turn until one fixes it or a limit stops the run (then: that end)."""
+        """Each proposer in turn until one fixes it or a limit stops the run (then: that end). The offline
+        proposers share one time limit (`search_factor`); once it is spent only a model may go on."""
         t0 = self.ports.now()
         stop: _End | None = None
+        offline_spent: _End | None = None
         for proposer in self.ports.proposers:
-            stop = yield from self.try_proposer(proposer, ctx)
+            if offline_spent is not None and not proposer.adaptive:
+                continue
+            stop = yield from self.try_proposer(proposer, ctx, t0)
             yield from self.notes(proposer)
             if stop is not None and stop.limit == "search_factor":
-                continue  # the offline search's time is up: a model still gets its turn
+                offline_spent, stop = stop, None
+                continue
             if not stop and not self.winner:
                 stop = _limit_reached(self.task, self, self.ports)  # a proposer out of budget ends the run here
             if stop or self.winner:
                 break
+        stop = stop or (offline_spent if self.winner is None else None)
         self.durations["candidates"] = self.ports.now() - t0
         return stop
 
-    def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
+    def try_proposer(self, proposer: Proposer, ctx: ProposalContext,
+                     searching_since: float) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
-        t0 = self.ports.now()
         for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
             yield from self.notes(proposer)
-            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer, t0)
+            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer, searching_since)
             if stop:
                 return stop
             if self.winner is not None:
