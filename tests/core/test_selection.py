@@ -100,18 +100,23 @@ def test_a_suites_length_is_what_its_tests_took_not_the_time_spent_stopping_a_hu
 
 
 def test_the_spectrum_records_the_failing_tests_and_the_passing_tests_beside_them() -> None:
-    results = [TestResult("tests/test_a.py::test_ok", "passed", duration=1.0),
+    results = [TestResult("tests/test_a.py::test_ok", "passed", duration=0.5),
                TestResult("tests/test_a.py::test_bad", "failed", duration=0.1),
-               TestResult("tests/test_b.py::test_other", "passed", duration=1.0),
-               TestResult("tests/test_a.py::test_ok2", "passed", duration=1.0)]
+               TestResult("tests/test_b.py::test_other", "passed", duration=0.5),
+               TestResult("tests/test_a.py::test_ok2", "passed", duration=0.5)]
     baseline = TestReport(tuple(results))
     chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
     assert chosen == ("tests/test_a.py::test_bad", "tests/test_a.py::test_ok", "tests/test_a.py::test_ok2")
 
 
 def test_the_spectrum_of_a_long_test_file_stops_at_its_share_of_the_suite() -> None:
-    passing = [TestResult(f"tests/test_a.py::test_{i}", "passed", duration=1.0) for i in range(40)]
-    baseline = TestReport((TestResult("tests/test_a.py::test_bad", "failed", duration=1.0), *passing))
-    chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
-    # 41 s of tests: the passing ones it records may take half of that
-    assert chosen[0] == "tests/test_a.py::test_bad" and len(chosen) == 1 + 20
+    failing = [TestResult(f"tests/test_a.py::test_bad{i}", "failed", duration=1.0) for i in range(3)]
+    passing = [TestResult(f"tests/test_a.py::test_{i}", "passed", duration=1.0) for i in range(37)]
+    baseline = TestReport((*failing, *passing))
+    chosen = focus(baseline, frozenset(r.nodeid for r in failing))
+    # 40 s of tests: the spectrum's may take a quarter of that, failing tests first
+    assert chosen == ("tests/test_a.py::test_bad0", "tests/test_a.py::test_bad1", "tests/test_a.py::test_bad2",
+                      *(f"tests/test_a.py::test_{i}" for i in range(7)))
+    many = TestReport(tuple(TestResult(f"tests/test_a.py::test_bad{i}", "failed", duration=5.0) for i in range(9)))
+    assert focus(many, frozenset(r.nodeid for r in many.results)) == ("tests/test_a.py::test_bad0",
+                                                                       "tests/test_a.py::test_bad1")

@@ -165,7 +165,7 @@ class _Run:
         for proposer in self.ports.proposers:
             if offline_spent is not None and not proposer.adaptive:
                 continue
-            stop = yield from self.try_proposer(proposer, ctx, t0)
+            stop = yield from self.try_proposer(proposer, ctx)
             yield from self.notes(proposer)
             if stop is not None and stop.limit == "search_factor":
                 offline_spent, stop = stop, None
@@ -178,12 +178,11 @@ class _Run:
         self.durations["candidates"] = self.ports.now() - t0
         return stop
 
-    def try_proposer(self, proposer: Proposer, ctx: ProposalContext,
-                     searching_since: float) -> Generator[Event, None, _End | None]:
+    def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
         for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
             yield from self.notes(proposer)
-            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer, searching_since)
+            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer)
             if stop:
                 return stop
             if self.winner is not None:
@@ -205,12 +204,13 @@ class _Run:
                     return stop
         return None
 
-    def search_time_up(self, proposer: Proposer, since: float) -> _End | None:
+    def search_time_up(self, proposer: Proposer) -> _End | None:
         """The offline search's own time limit: never after a fix (the overfitting guard's few candidates),
         never for a model, which has its own budgets."""
         if proposer.adaptive or self.winner is not None:
             return None
-        hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0), self.ports.now() - since)
+        hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0),
+                                    self.ports.now() - self.started)
         return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
     def worth_screening(self, patch: Patch) -> bool:

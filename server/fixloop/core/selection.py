@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Generator
 
-from .model import Limits, Patch, TestReport
+from .model import Limits, Patch, TestReport, TestResult
 from .ports import Covering, TestRunner
 
 
@@ -30,27 +30,31 @@ class Plan:
     narrow: bool = False  # screen on the tests that run the changed code before the whole selection
 
 
-FOCUS_SHARE = 0.5  # the spectrum's passing tests may take this share of what the baseline's tests took
-FOCUS_FLOOR = 5.0  # seconds of passing tests a spectrum may always record
+FOCUS_SHARE = 0.25  # the spectrum's tests may take this share of what the baseline's tests took...
+FOCUS_FLOOR = 2.0  # ...or this many seconds, whichever is more (they run two to three times slower, traced)
 
 
 def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
-    """The tests the spectrum records: the failing ones, and the passing tests of their test files up to
-    FOCUS_SHARE of the baseline's test time (at least FOCUS_FLOOR s). The baseline runs untraced, since
-    recording every test's lines costs two to three times the suite; the passing tests beside a failing
-    one run the same code with other inputs, and are the health evidence that ranks its lines."""
+    """The tests the spectrum records: failing ones, then the passing tests of their test files, while
+    their baseline times add up to FOCUS_SHARE of the suite's (at least FOCUS_FLOOR s; always one failing
+    test). The baseline runs untraced, since recording every test's lines costs two to three times the
+    suite; the passing tests beside a failing one run the same code with other inputs, and are the health
+    evidence that ranks its lines."""
     files = {t.split("::", 1)[0] for t in failing}
-    took = sum(max(r.duration, r.seconds) for r in baseline.results)
-    budget = max(FOCUS_FLOOR, FOCUS_SHARE * took)
-    chosen = [r.nodeid for r in baseline.results if r.nodeid in failing]
-    chosen += sorted(failing - set(chosen))
-    for r in baseline.results:
-        if r.outcome == "passed" and r.nodeid.split("::", 1)[0] in files:
-            budget -= max(r.duration, r.seconds)
-            if budget < 0:
-                break
-            chosen.append(r.nodeid)
+    budget = max(FOCUS_FLOOR, FOCUS_SHARE * sum(_took(r) for r in baseline.results))
+    failed = [r for r in baseline.results if r.nodeid in failing]
+    chosen = [r.nodeid for r in failed[:1]] or sorted(failing)[:1]
+    budget -= sum(_took(r) for r in failed[:1])
+    for r in failed[1:] + [r for r in baseline.results if r.outcome == "passed" and r.nodeid.split("::", 1)[0] in files]:
+        budget -= _took(r)
+        if budget < 0:
+            break
+        chosen.append(r.nodeid)
     return tuple(chosen)
+
+
+def _took(r: TestResult) -> float:
+    return max(r.duration, r.seconds)
 
 
 def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> str:
