@@ -245,3 +245,16 @@ def test_after_a_fix_only_a_smaller_candidate_is_read_ahead() -> None:
     assert outcome.patch is not None and outcome.patch.changes[0].after == SAME_SIZE
     # the window (lanes + 1) was read before the first fix; after it only the smaller fix
     assert runner.prefetched == [GOOD, same[0][0], same[1][0], SAME_SIZE]
+
+
+def test_many_failures_of_one_bug_are_rerun_a_sample_at_a_time() -> None:
+    def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> list[TestResult]:
+        ok = "+ 1" not in sources["m.py"]
+        return [TestResult(f"tests/test_m.py::test_{i}", "passed" if ok else "failed", exc_type="" if ok else
+                           "AssertionError") for i in range(40)]
+
+    runner = ScriptedRunner({"m.py": SOURCE}, verdict)
+    outcome, _, _ = _run([ScriptedProposer([GOOD])], runner=runner)
+    assert outcome.status is Status.FIXED
+    rerun = runner.calls[1]  # the baseline, then the flakiness check
+    assert rerun.patch is None and rerun.select == tuple(f"tests/test_m.py::test_{i}" for i in range(10))
