@@ -77,9 +77,9 @@ def test_an_offline_search_ends_after_its_share_of_time_and_says_how_to_give_it_
     outcome = _outcome(settings.limits(), n=40)
     assert (outcome.status, outcome.stopped_by) == (Status.LIMITS, "search_factor")
     assert 0 < outcome.candidates_evaluated < 40
-    assert "when the run had taken 12 s (search_factor = 7 times the baseline's 1.0 s)" in outcome.message
+    assert "when the run had taken 12 s (search_factor = 6 times the baseline's 1.0 s)" in outcome.message
     steps = advise(Situation(outcome, settings))["next_steps"]
-    assert steps[0].startswith("raise the offline search's time, in baselines (7 now): `--set search_factor=14`")
+    assert steps[0].startswith("raise the offline search's time, in baselines (6 now): `--set search_factor=12`")
 
 
 def test_the_offline_proposers_share_one_search_time() -> None:
@@ -101,8 +101,8 @@ def test_other_limits_name_their_own_setting() -> None:
                        ("max_iterations", "raise the limit on model rounds (60 now): `--max-iterations 120`"),
                        ("max_cost_usd", "raise the cost budget (2 now): `--set max_cost_usd=4.00`"),
                        ("breaker_repeats", "raise how often the same failure may come back"),
-                       ("search_factor", "raise the offline search's time, in baselines (7 now): "
-                                         "`--set search_factor=14`")):
+                       ("search_factor", "raise the offline search's time, in baselines (6 now): "
+                                         "`--set search_factor=12`")):
         outcome = Outcome(Status.LIMITS, "r", baseline=TestReport((TestResult("t.py::a", "failed"),)),
                           stopped_by=key, candidates_evaluated=3, durations={"candidates": 30.0, "total": 300.0})
         assert advise(Situation(outcome, settings, suspects=("m.py:1",)))["next_steps"][0].startswith(start), key
