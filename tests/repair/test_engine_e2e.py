@@ -135,3 +135,14 @@ def test_an_adaptive_proposer_is_not_asked_again_after_a_fix() -> None:
     model = Model([BIG, SMALL])
     outcome = drive(run(Task(Path(".")), Ports(runner=scripted_runner({BIG, SMALL}), proposers=[model]), "r3"))
     assert outcome.patch.changes[0].after == BIG and model.asked == 1
+
+
+def test_the_look_ahead_takes_about_one_baseline_of_time() -> None:
+    """The clock ticks ten seconds at each reading: the baseline took ten, and the look-ahead's first
+    reading after the fix is already past that, so the first fix stands."""
+    ticks = iter(float(10 * i) for i in range(10_000))
+    runner = scripted_runner({BIG, SAME, SMALL})
+    task = Task(Path("."), limits=Limits(plausible_lookahead=5, search_factor=0, wall_seconds=1e9))
+    ports = Ports(runner=runner, proposers=[ScriptedProposer([BIG, SAME, SMALL])], now=lambda: next(ticks))
+    outcome = drive(run(task, ports, "r1"))
+    assert outcome.patch.changes[0].after == BIG and outcome.plausible == 1

@@ -93,7 +93,7 @@ def _table_runner(table: dict[str, tuple[TestResult, ...]]) -> ScriptedRunner:
 def _loop(table: dict[str, tuple[TestResult, ...]], texts: list[str]):  # type: ignore[no-untyped-def]
     ports = Ports(runner=_table_runner(table), proposers=[ScriptedProposer(texts)], is_test_file=is_test_file,
                   now=iter(range(10_000)).__next__)  # type: ignore[arg-type]
-    return drive(run(Task(Path("/ws"), limits=Limits(plausible_lookahead=0)), ports, "r"))
+    return drive(run(Task(Path("/ws"), limits=Limits(plausible_lookahead=0, search_factor=0)), ports, "r"))
 
 
 def test_an_xfailed_target_is_not_a_fix_and_new_failures_break_a_candidate() -> None:

@@ -71,6 +71,7 @@ class _Run:
         self.durations: dict[str, float] = {}
         self.last_signatures: list[str] = []
         self.lookahead = 0
+        self.fixed_at = 0.0  # when the first fix was found
         self.baseline: TestReport | None = None
         self.targets: tuple[str, ...] = ()
         self.must_keep_passing: frozenset[str] = frozenset()
@@ -186,9 +187,11 @@ class _Run:
             if stop:
                 return stop
             if self.winner is not None:
-                # Overfitting guard: look a little further for a smaller patch that also passes everything.
+                # Overfitting guard: look a little further for a smaller patch that also passes everything,
+                # for a few candidates and about one baseline's time (each one may need the whole suite).
                 self.lookahead += 1
-                if self.lookahead > self.task.limits.plausible_lookahead:
+                looked = self.ports.now() - self.fixed_at
+                if self.lookahead > self.task.limits.plausible_lookahead or looked > max(2.0, self.durations["baseline"]):
                     return None
                 if _preference(patch) >= _preference(self.winner):
                     continue
@@ -248,6 +251,7 @@ class _Run:
                          **_counts(attempt.report))
         if attempt.status == "plausible":
             self.plausible.append(patch)
+            self.fixed_at = self.fixed_at or self.ports.now()
             self.winner = min(self.plausible, key=_preference)
             self.learn(attempt, ctx)
             return attempt
