@@ -89,7 +89,6 @@ class FixCheck:
             return refused(f"the past fix is refused by the safety check: {verdict.reason}")
         task = make_task(self.workspace, self.settings, Scope(), self.overlays)
         self.runner = make_runner(task, self.settings)
-        self.runner.spectrum_in_baseline = False  # nothing is localized here
         if self._cancel.is_set():
             return Outcome(Status.CANCELLED, self.run_id, "cancelled")
         on_event(Event("candidate", self.run_id, time.monotonic(), "run", 1))

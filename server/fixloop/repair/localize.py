@@ -1,8 +1,7 @@
 """Fault localization: traceback frames, and spectrum-based (Ochiai over per-test line coverage).
 
 The spectrum comes from coverage contexts recorded by the report plugin in one extra run of the failing
-tests and the passing tests beside them (`core.selection.focus`), or from the baseline when the runner
-recorded them there.
+tests and the passing tests beside them (`core.selection.focus`).
 Only project code is ranked: test files and files outside the workspace never become suspects.
 """
 
@@ -163,8 +162,7 @@ class SpectrumLocalizer:
             run, spectra = self.runner.coverage(focus(report, frozenset(failing)))
         except OSError:
             return with_bindings(ranked, sources, self.is_test_file)
-        # The runner hands back the very report it was given when the baseline already recorded the lines.
-        self.runs_tests = run is not report
+        self.runs_tests = run is not report  # a runner may hand back the report it was given
         # Other tests that fail (outside the scope, or broken for another reason) are not evidence of health.
         other_failures = {r.nodeid for r in run.failed} - failing
         spectra = {t: lines for t, lines in spectra.items() if t not in other_failures}

@@ -45,8 +45,7 @@ class PytestRunner:
     pytest process."""
 
     def __init__(self, prepared: Prepared, sandbox: Sandbox, limits: Limits = Limits(),
-                 pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048,
-                 spectrum_in_baseline: bool = False) -> None:
+                 pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048) -> None:
         self.prepared = prepared
         self.sandbox = sandbox
         self.limits = limits
@@ -57,7 +56,6 @@ class PytestRunner:
         self.warm_workers = warm_workers
         self.clock = TestClock(limits.per_test_timeout, limits.hang_probe_seconds, limits.screening_floor,
                                limits.screening_factor)
-        self.spectrum_in_baseline = spectrum_in_baseline
         self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
         self._covered: Spectra = {}  # the whole selection's per-test lines: which tests run a change
         self._unpatched_runs = 0
@@ -178,21 +176,11 @@ class PytestRunner:
         return report
 
     def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
-        """The first run (recording the spectrum only when `spectrum_in_baseline`, unless its report outgrew
-        the cap that way) has no cap but the user's or the run's wall time, stops the run when cut, and
-        judges again the tests that hit a limit before anything was known of them."""
+        """The first run has no cap but the user's or the run's wall time, stops the run when cut, and judges
+        again the tests that hit a limit before anything was known of them."""
         cap, setting = self._baseline_cap()
         started = time.monotonic()
-        report: TestReport | None = None
-        spectra: Spectra = {}
-        if self.spectrum_in_baseline and not fail_fast:
-            report, spectra = self._coverage_run(select, "coverage", cap)
-            if self.cold.overflowed and not self.cold.cut:
-                report, spectra = None, {}  # the per-test lines made the report too big: run it plainly
-        if report is None and not self.cold.cut:
-            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy,
-                                   cap=max(1.0, cap - (time.monotonic() - started)))
-        assert report is not None
+        report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=cap)
         if not self.cold.cut and self.clock.ceiling > 0 and not report.problem and any(r.hung for r in report.results):
             report = self._rejudge(report, lambda: max(1.0, cap - (time.monotonic() - started)))
         if self.cold.cut:
@@ -201,9 +189,6 @@ class PytestRunner:
                                   self.limits.wall_seconds)
             return TestReport(report.results, report.collection_errors, report.returncode, report.duration,
                               True, report.output_tail, problem, report.cpu_seconds, report.peak_mb)
-        if spectra:
-            self._spectra[tuple(select)] = (report, spectra)
-            self._covered = spectra
         self._baseline_seconds = report.duration
         return report
 
@@ -235,16 +220,16 @@ class PytestRunner:
         return left, "wall_seconds"
 
     def coverage(self, select: Sequence[str] = (), tool: str = "coverage") -> tuple[TestReport, Spectra]:
-        """One suite run that also records which project lines each test executed (`tool="settrace"` skips
-        coverage.py and traces lines in the plugin). The baseline's own record is reused when it covered
-        the same selection: then the report returned is the baseline's, and no test ran again."""
+        """One run of `select` that also records which project lines each test executed (`tool="settrace"`
+        skips coverage.py and traces lines in the plugin), made once per selection. What it recorded also
+        says which tests run a candidate's change (`covering`)."""
         if tool == "coverage" and tuple(select) in self._spectra:
             return self._spectra[tuple(select)]
-        if tool == "coverage" and self._baseline_select in self._spectra and not self._baseline_select:
-            return self._spectra[()]  # the baseline recorded every test: any selection is in it
         report, spectra = self._coverage_run(select, tool)
         if spectra:
             self._covered = {**self._covered, **spectra}
+            if tool == "coverage":
+                self._spectra[tuple(select)] = (report, spectra)
         return report, spectra
 
     def _coverage_run(self, select: Sequence[str], tool: str, cap: float = 0.0) -> tuple[TestReport, Spectra]:
