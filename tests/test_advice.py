@@ -71,13 +71,13 @@ def test_an_offline_run_names_the_model_key_and_a_narrowed_run_does_not_narrow_a
 
 def test_an_offline_search_ends_after_its_share_of_time_and_says_how_to_give_it_more() -> None:
     """The fake clock ticks a second at each reading: the baseline takes one, so the run may search until it
-    has taken the floor of twelve; it ends there with the setting that gives it more, not at the candidate
+    has taken the floor of thirty; it ends there with the setting that gives it more, not at the candidate
     limit."""
     settings = Settings()
     outcome = _outcome(settings.limits(), n=40)
     assert (outcome.status, outcome.stopped_by) == (Status.LIMITS, "search_factor")
     assert 0 < outcome.candidates_evaluated < 40
-    assert "when the run had taken 12 s (search_factor = 6 times the baseline's 1.0 s)" in outcome.message
+    assert "when the run had taken 30 s (search_factor = 6 times the baseline's 1.0 s)" in outcome.message
     steps = advise(Situation(outcome, settings))["next_steps"]
     assert steps[0].startswith("raise the offline search's time, in baselines (6 now): `--set search_factor=12`")
 

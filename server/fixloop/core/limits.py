@@ -10,7 +10,7 @@ from typing import Iterable
 from .model import Limits, Usage
 from .ports import Metered
 
-SEARCH_FLOOR = 12.0  # seconds a run may always search for, however short the baseline
+SEARCH_FLOOR = 30.0  # seconds a run may always search for, however short the baseline (a small suite's fix may need 100 candidates)
 
 
 def usage(proposers: Iterable[object]) -> Usage:
