@@ -132,6 +132,12 @@ def _project(host: Host) -> None:
     committed_run(host.project)
 
 
+def _run_logs(project: Path) -> dict[str, str]:
+    """What a run of `project` recorded, to say why its screen was not the one expected."""
+    return {str(p.relative_to(project)): p.read_text(errors="replace")[-3000:]
+            for p in sorted((project / ".fixloop" / "runs").glob("*/*")) if p.is_file()}
+
+
 def _python(host: Host) -> str:
     return PYTHON if host.user == "root" else nobody_python()
 
@@ -157,7 +163,8 @@ def test_nothing_of_the_project_moves_the_cursor_or_writes_the_clipboard(host: H
     assert "\\x1b[5A\\x1b[0K-    return x - 1  FAKE" in fixed  # the spoof is on screen as text
     assert "the change holds characters shown here as escapes" in fixed, fixed
     assert "\\x1b]0;PWNED\\x07" in fixed  # the file name, escaped
-    assert "\\x1b]52;c;cHduZWQ=\\x07" in screens["fix-error"].decode("utf-8", "replace")
+    error = screens["fix-error"].decode("utf-8", "replace")
+    assert "\\x1b]52;c;cHduZWQ=\\x07" in error, (error, _run_logs(broken))
     assert "\\x1b]52;c;cHduZWQ=\\x1b\\\\" in screens["show"].decode("utf-8", "replace")
     for name, screen in screens.items():
         assert unprintable(screen) == [], (name, unprintable(screen)[:5])
