@@ -177,3 +177,20 @@ def test_replace_identifier_prefers_a_name_of_the_same_role() -> None:
     off = Offsets(src)
     node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (3, 17))
     assert next(iter(ops.replace_identifier(node, off))).summary == "i -> j"
+
+
+def test_replace_identifier_never_reads_a_local_before_the_function_binds_it() -> None:
+    # The statement's own target is unbound where its right side reads it; a loop may bring a later
+    # binding round, a comprehension has its own scope: those stay.
+    src = ("def path_of(self, *base):\n    params = list(base[1:])\n    path = join(base[0], *base)\n"
+           "    for i in base:\n        total = total + i\n    later = 1\n    return path\n")
+    off = Offsets(src)
+
+    def summaries(line: int, column: int) -> list[str]:
+        node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (line, column))
+        return [m.summary for m in ops.replace_identifier(node, off)]
+
+    splat = summaries(2, 26)
+    assert "base -> params" in splat[:2] and not {"base -> path", "base -> later", "base -> total"} & set(splat)
+    assert "i -> total" in summaries(4, 24)  # inside the loop: bound by the iteration before
+    assert "path -> later" in summaries(6, 11)

@@ -15,7 +15,7 @@ from ..core.patch import TextEdit
 from .candidate import Mutation, Operator
 from .kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
 from .reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
-from .syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of
+from .syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of, unbound_at
 
 __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
@@ -133,7 +133,8 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
     params = fn.child_by_field_name("parameters") if fn is not None else None
     param_names = {text_of(p).split(":")[0].split("=")[0].strip() for p in params.named_children} if params else set()
     # Same role (parameter or local) counts too: a wrong index `i` is meant to be `j`, not a parameter.
-    names = sorted((n for n in names_in_scope(node)[:12] if n != old and may_stand_for(node, n)),
+    names = sorted((n for n in names_in_scope(node)[:12] if n != old and may_stand_for(node, n)
+                    and not unbound_at(node, n)),
                    key=lambda n: -(_likeness(old, n) + (0.3 if (n in param_names) == (old in param_names) else 0.0)))
     for rank, name in enumerate(names):
         yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", 1.0 if rank < 2 else 0.6)

@@ -179,6 +179,45 @@ def names_in_scope(node: Node) -> list[str]:
     return local + module
 
 
+SCOPES_OF_THEIR_OWN = ("lambda", "list_comprehension", "set_comprehension", "dictionary_comprehension",
+                       "generator_expression")
+LOOPS = ("for_statement", "while_statement")
+
+
+def unbound_at(node: Node, name: str) -> bool:
+    """Whether reading the local `name` at `node` must fail: the function binds it (so it is local throughout),
+    it is no parameter, it appears nowhere before the statement of `node`, and no loop could bring a binding
+    from a later line round. Unsure cases (comprehensions, lambdas, loops) say False."""
+    fn = enclosing(node, "function_definition")
+    if fn is None or name not in _bound_names(fn):
+        return False
+    cur = node.parent
+    while cur is not None and cur != fn:
+        if cur.type in SCOPES_OF_THEIR_OWN or cur.type in LOOPS:
+            return False
+        cur = cur.parent
+    params = fn.child_by_field_name("parameters")
+    if params is not None and any(text_of(n) == name for n in walk(params) if n.type == "identifier"):
+        return False
+    statement = node
+    while statement.parent is not None and statement.parent != fn and not statement.type.endswith("statement"):
+        statement = statement.parent
+    body = fn.child_by_field_name("body")
+    for other in walk(body) if body is not None else ():
+        if other.start_byte >= statement.start_byte:
+            break
+        if other.type == "identifier" and text_of(other) == name and not _is_field_name(other):
+            return False
+    return True
+
+
+def _is_field_name(node: Node) -> bool:
+    """`x.name` and `f(name=...)`: a field or keyword, not the variable."""
+    parent = node.parent
+    return parent is not None and ((parent.type == "attribute" and parent.child_by_field_name("attribute") == node)
+                                   or (parent.type == "keyword_argument" and parent.child_by_field_name("name") == node))
+
+
 @lru_cache(maxsize=32)
 def _module_names(source: bytes) -> tuple[str, ...]:
     """Module-level names, once per source text (asked for at every identifier)."""
