@@ -22,6 +22,7 @@ from collections import Counter, OrderedDict
 
 from ..core.model import Finding, Patch, Verdict
 from . import bandit_scan, rules
+from .scope import scoped
 from .catalog import RULES
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -57,10 +58,11 @@ class PatchSafety:
             if len(change.after) > self.max_chars:
                 return Verdict(False, (), f"unsafe: {change.path} is too large to check "
                                           f"({len(change.after)} characters, limit {self.max_chars})")
-            after = self._scan(change.path, change.after)
+            before_scope, after_scope = scoped(change.before, change.after) if self.use_bandit else ("", "")
+            after = self._scan(change.path, change.after, after_scope)
             if not after:
                 continue
-            before, compiled = self._scan_before(change.path, change.before)
+            before, compiled = self._scan_before(change.path, change.before, before_scope)
             added = new_findings(before, after, change.before, change.after)
             if not compiled:
                 touched = changed_lines(change.before, change.after)
@@ -75,23 +77,27 @@ class PatchSafety:
         return Verdict(True, tuple(introduced), note)
 
 
-    def _scan(self, path: str, text: str) -> tuple[Finding, ...]:
-        """Rules first, then bandit."""
+    def _scan(self, path: str, text: str, scope: str) -> tuple[Finding, ...]:
+        """Rules on the whole text, then bandit on `scope`: the text with the definitions the patch left
+        alone blanked, line for line (safety/scope.py)."""
         found = list(rules.scan(text, path))
         if self.use_bandit:
-            found.extend(bandit_scan.scan_text(text, path, ignore_nosec=True))
+            found.extend(bandit_scan.scan_text(scope, path, ignore_nosec=True))
         return tuple(found)
 
-    def _scan_before(self, path: str, text: str) -> tuple[tuple[Finding, ...], bool]:
+    def _scan_before(self, path: str, text: str, scope: str) -> tuple[tuple[Finding, ...], bool]:
         """Findings of the unpatched text and whether it compiled (an absent or oversized text has none)."""
         if not text or len(text) > self.max_chars:
             return (), True
-        key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        digest = hashlib.sha256()
+        for part in (text, "\0", scope):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+        key = (path, digest.hexdigest())
         with self._lock:
             if key in self._before:
                 self._before.move_to_end(key)
                 return self._before[key]
-        result = (self._scan(path, text), _compiles(text))
+        result = (self._scan(path, text, scope), _compiles(text))
         with self._lock:
             self._before[key] = result
             while len(self._before) > 64:
