@@ -87,6 +87,8 @@ def test_untouched_definitions_are_blanked_line_for_line_with_their_imports_kept
 def test_what_cannot_be_blanked_exactly_is_scanned_whole() -> None:
     tangled = MODULE.replace("    import pickle\n", "    import pickle; import json\n")
     after = tangled.replace("return cmd.strip()", "return cmd.lower()")
-    assert scoped(tangled, after) == (tangled, after)
+    before_scope, after_scope = scoped(tangled, after)
+    assert "pickle.loads(blob)" in before_scope and "pickle.loads(blob)" in after_scope  # that definition stays
+    assert "os.system" not in after_scope  # the others are still blanked
     broken = "def f(:\n    pass\n"
     assert scoped(broken, broken + "\n") == (broken, broken + "\n")
