@@ -43,10 +43,10 @@ def scoped(before: str, after: str) -> tuple[str, str]:
         suffix += 1
     shift = len(new) - len(old)
     for block in blocks:
-        if block.end <= prefix:
-            _blank(old, block, 0), _blank(new, block, shift)
-        elif block.start >= len(old) - suffix:
-            _blank(old, block, 0), _blank(new, block, shift)
+        moved = 0 if block.end <= prefix else shift if block.start >= len(old) - suffix else None
+        if moved is not None:
+            _blank(old, block, 0)
+            _blank(new, block, moved)
     return "\n".join(old), "\n".join(new)
 
 
