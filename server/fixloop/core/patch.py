@@ -64,6 +64,18 @@ def unified_diff(patch: Patch, context: int = 3) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in parts)
 
 
+def common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """How many first and how many last items `a` and `b` share (never overlapping): what lies between
+    is what changed."""
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    return p, s
+
+
 def _lines(text: str) -> list[str]:
     lines = text.split("\n")
     return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])

@@ -22,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from ..core.patch import common_ends
 from ..memory.shapes import StatementEdit, code_of
 from .view import View, ancestors, view_of_code
 
@@ -72,17 +73,6 @@ def _family(old: str, new: str) -> tuple[str, str] | None:
     return None
 
 
-def _bounds(a: list[str], b: list[str]) -> tuple[int, int]:
-    """Common prefix and suffix lengths (never overlapping)."""
-    p = 0
-    while p < min(len(a), len(b)) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
-        s += 1
-    return p, s
-
-
 def window_of(edit: StatementEdit) -> Window | None:
     """The abstract edit of one fixed statement, or None when it cannot be read back or says nothing."""
     vb, va = view_of_code(code_of(edit.before)), view_of_code(code_of(edit.after))
@@ -91,7 +81,7 @@ def window_of(edit: StatementEdit) -> Window | None:
     ta, tb = [t.text for t in vb.tokens], [t.text for t in va.tokens]
     if ta != [t.text for t in edit.before] or tb != [t.text for t in edit.after] or ta == tb:
         return None
-    p, s = _bounds(ta, tb)
+    p, s = common_ends(ta, tb)
     nb, na = len(ta), len(tb)
     swapped = _swap(vb, ta, tb, p, nb - s)
     if swapped is not None:

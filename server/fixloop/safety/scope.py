@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..core.patch import common_ends
+
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -35,12 +37,7 @@ def scoped(before: str, after: str) -> tuple[str, str]:
     if not blocks:
         return before, after
     old, new = before.split("\n"), after.split("\n")
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_ends(old, new)
     shift = len(new) - len(old)
     for block in blocks:
         moved = 0 if block.end <= prefix else shift if block.start >= len(old) - suffix else None
