@@ -40,6 +40,10 @@ class Runner:
 
 def helper(cmd):
     return cmd.strip()
+
+
+def untouched(cmd):
+    return run(cmd)
 '''
 
 PATCHES = {
@@ -50,6 +54,8 @@ PATCHES = {
     "a harmless change": ("return sum(xs) - TIMEOUT", "return sum(xs) + TIMEOUT"),
     "a new function with a shell": ("def helper(cmd):", "def run(c):\n    return os.popen(c)\n\n\ndef helper(cmd):"),
     "a module-level change": ("TIMEOUT = 3", "TIMEOUT = eval('3')"),
+    "an import that turns untouched code dangerous": ("TIMEOUT = 3", "from os import system as run"),
+    "the same from inside a function": ("    import pickle\n", "    import pickle\n    from os import system as run\n"),
     "a decorator dropped": ("@staticmethod\ndef shell", "def shell"),
 }
 

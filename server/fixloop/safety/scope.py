@@ -6,8 +6,9 @@ candidate changes one function. A top-level `def` or `class` that lies wholly in
 add one: both texts get it blanked, line for line, so every other line keeps its number and its findings
 their fingerprints. What bandit needs to judge the rest stays: every module-level statement, and each
 import inside a blanked definition, moved to column 0 on its own line (bandit resolves a call's module
-through the imports it has seen anywhere in the file). A definition whose imports do not stand on lines of
-their own stays whole, and a text that does not parse is scanned whole. The unpatched text is read once
+through the imports it has seen anywhere in the file). A patch whose lines mention an import changes what
+calls everywhere resolve to, so both texts are then scanned whole; so is a text that does not parse, and a
+definition whose imports do not stand on lines of their own stays whole. The unpatched text is read once
 per run (cached), the patched one not at all: the patch's lines are found by comparing lines.
 """
 
@@ -38,6 +39,8 @@ def scoped(before: str, after: str) -> tuple[str, str]:
         return before, after
     old, new = before.split("\n"), after.split("\n")
     prefix, suffix = common_ends(old, new)
+    if any("import" in line for line in old[prefix:len(old) - suffix] + new[prefix:len(new) - suffix]):
+        return before, after  # an import changes what calls everywhere resolve to: all of it is read again
     shift = len(new) - len(old)
     for block in blocks:
         moved = 0 if block.end <= prefix else shift if block.start >= len(old) - suffix else None
