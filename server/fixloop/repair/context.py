@@ -45,6 +45,7 @@ class Facts:
     statements: dict[str, frozenset[str]] = field(default_factory=dict)  # one-line statements -> names read
     expressions: dict[str, list[str]] = field(default_factory=dict)  # node type -> distinct short texts
     callees: list[str] = field(default_factory=list)  # functions called here with one positional argument
+    read: set[str] = field(default_factory=set)  # every name read anywhere in it, nested functions included
 
 
 _CACHE: dict[bytes, Facts] = {}
@@ -68,10 +69,29 @@ def _read(fn: Node) -> Facts:
     names = local_names(fn)
     out.params = [n for n in names[: params.named_child_count if params is not None else 0] if n not in SKIP_NAMES]
     out.locals = [n for n in names if n not in SKIP_NAMES]
+    body = fn.child_by_field_name("body")
     for node in walk(fn):
         _note(node, out)
+        if node.type == "identifier" and is_name_use(node) and body is not None and \
+                body.start_byte <= node.start_byte < body.end_byte:
+            out.read.add(text_of(node))
     out.comprehended -= out.assigned | out.loop_vars | set(out.params)
     return out
+
+
+def unused_look_alikes(f: Facts) -> dict[str, str]:
+    """Names the function reads -> a parameter of it that it never reads and that differs from the name by
+    one character (`type1` read twice, `type2` never): the commonest trace of a wrong variable."""
+    unused = [p for p in f.params if p not in f.read and not p.startswith("_") and len(p) > 1]
+    return {name: p for p in unused for name in sorted(f.read & set(f.locals)) if one_apart(name, p)}
+
+
+def one_apart(a: str, b: str) -> bool:
+    """One character replaced, or one appended: `x1`/`x2`, `dx`/`dy`, `value`/`value2`."""
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and long.startswith(short)
 
 
 def _note(node: Node, out: Facts) -> None:

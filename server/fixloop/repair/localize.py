@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 from ..core.model import Suspect, TestReport
 from ..core.selection import focus
 from .bindings import with_bindings
+from .smells import with_smells
 from .syntax import Function, code_lines, functions_in, parse
 
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -190,7 +191,8 @@ class SpectrumLocalizer:
             score = self.weight * spectrum / top + (1 - self.weight) * frame
             reason = f"ochiai {spectrum:.2f}" + (f"; {tb[key].reason}" if key in tb else "")
             out.append(Suspect(key[0], key[1], round(score, 6), reason, ran.get(key, 0)))
-        return with_bindings(sorted(out, key=lambda s: (-s.score, s.path, s.line)), sources, self.is_test_file)
+        ranked = with_bindings(sorted(out, key=lambda s: (-s.score, s.path, s.line)), sources, self.is_test_file)
+        return with_smells(ranked, {p: t for p, t in sources.items() if not self.is_test_file(p)})
 
 
 __all__ = ["SpectrumLocalizer", "TracebackLocalizer", "ochiai", "parse"]

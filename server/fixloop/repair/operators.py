@@ -13,6 +13,7 @@ from tree_sitter import Node
 
 from ..core.patch import TextEdit
 from .candidate import Mutation, Operator
+from .context import facts, unused_look_alikes
 from .kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
 from .reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from .syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of, unbound_at
@@ -133,11 +134,18 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
     params = fn.child_by_field_name("parameters") if fn is not None else None
     param_names = {text_of(p).split(":")[0].split("=")[0].strip() for p in params.named_children} if params else set()
     # Same role (parameter or local) counts too: a wrong index `i` is meant to be `j`, not a parameter.
+    # A parameter the function never reads, one character from the name read here, was almost surely meant.
+    meant = unused_look_alikes(facts(fn)).get(old) if fn is not None else None
     names = sorted((n for n in names_in_scope(node)[:12] if n != old and may_stand_for(node, n)
                     and not unbound_at(node, n)),
-                   key=lambda n: -(_likeness(old, n) + (0.3 if (n in param_names) == (old in param_names) else 0.0)))
+                   key=lambda n: -(_likeness(old, n) + (0.3 if (n in param_names) == (old in param_names) else 0.0)
+                                   + (2.0 if n == meant else 0.0)))
     for rank, name in enumerate(names):
-        yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", 1.0 if rank < 2 else 0.6)
+        weight = UNUSED_PARAMETER if name == meant else 1.0 if rank < 2 else 0.6
+        yield Mutation("replace_identifier", _replace(node, off, name), f"{old} -> {name}", weight)
+
+
+UNUSED_PARAMETER = 2.0  # the weight of the name a never-read parameter suggests
 
 
 def _likeness(a: str, b: str) -> float:
