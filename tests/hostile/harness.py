@@ -32,7 +32,18 @@ from tests import dockerd
 from tests.conftest import PYTHON
 
 REPO = Path(__file__).resolve().parents[2]
-NOBODY = 65534
+
+
+def _unprivileged_uid() -> int:
+    """uid 65534 (nobody) for the first test worker, one below it for each further one. RLIMIT_NPROC counts
+    every process of a uid on the machine: a hostile test's fork chain as one worker's user must not leave
+    another worker's fixloop run unable to start its tests."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = worker[2:]
+    return 65534 - (int(number) if worker.startswith("gw") and number.isdigit() else 0)
+
+
+NOBODY = _unprivileged_uid()
 USERS = ("root", "nobody")
 # Every backend `auto` may pick (the backend table's), and docker on the tests' private engine (CI runs those in
 # their own stage, `-m docker`); each is skipped where it does not work.

@@ -1,4 +1,4 @@
-"""Run by test_nonroot.py as an unprivileged uid (`setpriv --reuid=65534 ... python3 nonroot_check.py BACKEND`).
+"""Run by test_nonroot.py as an unprivileged uid (`setpriv --reuid=UID ... python3 nonroot_check.py BACKEND`).
 
 Exercises a backend (bwrap: the user-namespace recipe) the way a developer runs it; prints one JSON object:
 {attack: {facts..., "limit_hit", "timed_out", "leftovers"}} or {"skip": reason}. Standard library
