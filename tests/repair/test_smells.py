@@ -69,3 +69,26 @@ def test_the_localizer_puts_the_smelly_line_first_among_equals() -> None:
     loc = SpectrumLocalizer(Coverage(), lambda p: p.startswith("tests/"))
     suspects = loc.localize(Report(tuple(Result(t, "failed") for t in failing)), {"m.py": GENERIC}, failing)
     assert (suspects[0].path, suspects[0].line) == ("m.py", 3)
+
+
+SHOWN = (
+    "class Token:\n"  # 1
+    "    def __init__(self, value):\n"  # 2
+    "        self.value = value\n"  # 3
+    "\n"
+    "    def __repr__(self):\n"  # 5
+    "        return f'<Token {self._get_repr_value()}>'\n"  # 6
+    "\n"
+    "    def _get_repr_value(self):\n"  # 8
+    "        return self.value[:6]\n"  # 9
+    "\n"
+    "    def next_index(self, idx=-1):\n"  # 11
+    "        return idx + 1\n"  # 12
+)
+
+
+def test_the_lines_pytest_runs_to_show_a_failed_assertion_keep_half_their_score() -> None:
+    suspects = (Suspect("t.py", 6, 0.9), Suspect("t.py", 9, 0.9), Suspect("t.py", 12, 0.6))
+    out = with_smells(suspects, {"t.py": SHOWN})
+    assert [(s.line, s.score) for s in out] == [(12, 0.6), (6, 0.45), (9, 0.45)]
+    assert "failed assertion" in out[1].reason
