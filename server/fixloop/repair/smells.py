@@ -3,8 +3,8 @@
 When many failing tests run the same code, the spectrum gives a hundred lines one score; a line that reads
 a name twice while a parameter one character from it is never read (`max(t.get(type1), t.get(type1))` in
 a function of `type1, type2`) is then the likeliest slip there is. Such a line, if a failing test ran it (it
-is a suspect already), is raised to the best score of the list, ahead of the lines that had it; nothing else moves, and no line the tests
-did not run is added.
+is a suspect already), is raised to the best score of the list, ahead of the lines that had it; nothing else
+moves, and no line the tests did not run is added.
 
 The other way round, the lines of a `__repr__` (and of functions named for showing a value) run in every
 failing test whose assertion compares such objects, because pytest prints them: the spectrum ranks them
