@@ -42,6 +42,19 @@ def test_zero_division_guard() -> None:
     assert "def mean(xs):\n    if not len(xs):\n        return 0.0\n    return sum(xs) / len(xs)\n" in found
 
 
+def test_a_value_the_failing_operation_cannot_take_is_tested_where_the_value_is_made() -> None:
+    # The statement's value is needed further down: no `return` can go before it.
+    src = ("def metric(value):\n    exponent = int(math.floor(math.log10(abs(value))))\n"
+           "    return value / 10 ** exponent\n")
+    found = {a for op, a in fixes(src, 2, "ValueError", "math domain error") if op == "guarded_value"}
+    assert ("def metric(value):\n    exponent = int(math.floor(math.log10(abs(value)))) if abs(value) != 0 else 0\n"
+            "    return value / 10 ** exponent\n") in found
+    src = "def share(part, whole):\n    ratio = part / whole\n    return round(ratio, 2)\n"
+    found = {a for op, a in fixes(src, 2, "ZeroDivisionError", "division by zero") if op == "guarded_value"}
+    assert "def share(part, whole):\n    ratio = part / whole if whole != 0 else 0.0\n    return round(ratio, 2)\n" in found
+    assert not [op for op, _ in fixes(src, 2, "ValueError", "invalid literal for int()") if op == "guarded_value"]
+
+
 def test_index_and_none_guards() -> None:
     src = "def first(xs):\n    return xs[0]\n"
     assert ("index_guard", "def first(xs):\n    if not xs:\n        return None\n    return xs[0]\n") in \

@@ -128,6 +128,52 @@ def zero_division(site: Site, text: str, off: Offsets, root: Node) -> Iterator[C
             yield from _guard_before(node, off, f"not {text_of(right)}", site, "zero_guard")
 
 
+DOMAIN_FUNCTIONS = frozenset({"log", "log10", "log2", "log1p", "sqrt", "acos", "asin", "acosh", "atanh", "pow"})
+GUARDED_VALUES = ("0", "0.0", "None")
+
+
+def guarded_value(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
+    """`x = E` -> `x = E if D != 0 else 0`: the operand the failing operation cannot take (a zero divisor, a
+    logarithm's zero) tested where the value is made, for a statement a guard with `return` cannot precede."""
+    if site.result.exc_type == "ZeroDivisionError":
+        operands = [n.child_by_field_name("right") for n in _nodes_on(root, site.line, "binary_operator")
+                    if text_of(n.child_by_field_name("operator") or n) in ("/", "//", "%")]
+        tests = ("{} != 0",)
+    elif site.result.exc_type == "ValueError" and "math domain error" in site.result.message:
+        calls = [n for n in _nodes_on(root, site.line, "call")
+                 if text_of(n.child_by_field_name("function") or n).split(".")[-1] in DOMAIN_FUNCTIONS]
+        operands = [(c.child_by_field_name("arguments") or c).named_children[0] for c in calls
+                    if (c.child_by_field_name("arguments") or c).named_child_count]
+        tests = ("{} != 0", "{} > 0")
+    else:
+        return
+    for operand in operands:
+        value = _made_value(operand) if operand is not None else None
+        if value is None:
+            continue
+        made = text_of(value) if value.type not in ("conditional_expression", "lambda") else f"({text_of(value)})"
+        for test in tests:
+            condition = test.format(text_of(operand))  # type: ignore[arg-type]
+            for default in GUARDED_VALUES:
+                yield _fix(site, off, TextEdit(off.char(value.start_byte), off.char(value.end_byte),
+                                               f"{made} if {condition} else {default}"),
+                           "guarded_value", f"{text_of(value)} -> ... if {condition} else {default}")
+
+
+def _made_value(node: Node) -> Node | None:
+    """The right side of the assignment, or the returned value, that holds `node` on one line."""
+    cur: Node | None = node
+    while cur is not None and cur.parent is not None:
+        parent = cur.parent
+        if parent.type == "assignment" and parent.child_by_field_name("right") == cur or \
+                parent.type == "return_statement":
+            return cur if "\n" not in text_of(cur) else None
+        if parent.type in ("block", "module", "function_definition", "lambda"):
+            return None
+        cur = parent
+    return None
+
+
 def index_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
     if site.result.exc_type not in ("IndexError", "KeyError", "TypeError"):
         return
@@ -232,8 +278,8 @@ def expected_actual(message: str) -> tuple[object, object] | None:
         return None
 
 
-TEMPLATES: tuple[Template, ...] = (name_error, attribute_error, zero_division, index_error, recursion_error,
-                                   assertion_literals)
+TEMPLATES: tuple[Template, ...] = (name_error, attribute_error, zero_division, guarded_value, index_error,
+                                   recursion_error, assertion_literals)
 
 
 def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Candidate]:
