@@ -189,26 +189,45 @@ def unbound_at(node: Node, name: str) -> bool:
     it is no parameter, it appears nowhere before the statement of `node`, and no loop could bring a binding
     from a later line round. Unsure cases (comprehensions, lambdas, loops) say False."""
     fn = enclosing(node, "function_definition")
-    if fn is None or name not in _bound_names(fn):
+    if fn is None:
+        return False
+    bound, first_seen = _bindings(fn)
+    if name not in bound:
         return False
     cur = node.parent
     while cur is not None and cur != fn:
         if cur.type in SCOPES_OF_THEIR_OWN or cur.type in LOOPS:
             return False
         cur = cur.parent
-    params = fn.child_by_field_name("parameters")
-    if params is not None and any(text_of(n) == name for n in walk(params) if n.type == "identifier"):
-        return False
     statement = node
     while statement.parent is not None and statement.parent != fn and not statement.type.endswith("statement"):
         statement = statement.parent
-    body = fn.child_by_field_name("body")
-    for other in walk(body) if body is not None else ():
-        if other.start_byte >= statement.start_byte:
-            break
-        if other.type == "identifier" and text_of(other) == name and not _is_field_name(other):
-            return False
-    return True
+    first = first_seen.get(name)
+    return first is not None and first >= statement.start_byte - fn.start_byte
+
+
+_BINDINGS: dict[bytes, tuple[frozenset[str], dict[str, int]]] = {}
+
+
+def _bindings(fn: Node) -> tuple[frozenset[str], dict[str, int]]:
+    """The function's bound names, and name -> where its body first mentions it (bytes from the `def`;
+    parameters at -1); once per function text (asked for every name at every identifier)."""
+    key = fn.text or b""
+    found = _BINDINGS.get(key)
+    if found is None:
+        if len(_BINDINGS) > 256:
+            _BINDINGS.clear()
+        first: dict[str, int] = {}
+        params = fn.child_by_field_name("parameters")
+        for n in walk(params) if params is not None else ():
+            if n.type == "identifier":
+                first[text_of(n)] = -1
+        body = fn.child_by_field_name("body")
+        for n in walk(body) if body is not None else ():
+            if n.type == "identifier" and not _is_field_name(n):
+                first.setdefault(text_of(n), n.start_byte - fn.start_byte)
+        found = _BINDINGS[key] = (frozenset(_bound_names(fn)), first)
+    return found
 
 
 def _is_field_name(node: Node) -> bool:
