@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, fo
 
 from fixloop.core.patch import replace_snippet  # noqa: E402
 from fixloop.lsp.providers import DefaultProviders  # noqa: E402
-from fixloop.lsp.server import build_server, serve  # noqa: E402
+from fixloop.lsp.server import build_server, run_until_exit  # noqa: E402
 from tests.fakes import Candidate, ScriptedProposer  # noqa: E402
 from tests.lsp.fake_memory import FakeMemory  # noqa: E402
 
@@ -57,7 +57,7 @@ def _load(name: str) -> Any:
     return json.loads(Path(value).read_text(encoding="utf-8")) if value else None
 
 
-def main() -> int:
+def main() -> None:
     patches = _load("FIXLOOP_TEST_PATCHES")
     memory = _load("FIXLOOP_TEST_MEMORY")
     factory = None
@@ -79,8 +79,8 @@ def main() -> int:
         provider = FakeProviders(memory, lambda: holder["server"].root, lambda: holder["server"].config.settings)
     server = build_server(provider=provider, **({"session_factory": factory} if factory else {}))
     holder["server"] = server
-    return serve(server, sys.argv[1:])
+    run_until_exit(server, sys.argv[1:])  # the product's own exit path
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -11,12 +11,13 @@ import asyncio
 import gc
 import json
 import logging
+import os
 import signal
 import sys
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Generator, Sequence, cast
+from typing import Any, Generator, NoReturn, Sequence, cast
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
@@ -265,8 +266,36 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
     return server
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return serve(build_server(), argv)
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    run_until_exit(build_server(), argv)
+
+
+def run_until_exit(server: FixloopServer, argv: Sequence[str] | None = None) -> NoReturn:
+    """`serve`, then end the process (`leave`) with the code the connection ended with."""
+    try:
+        code = serve(server, argv)
+    except SystemExit as e:  # pygls ends the connection with sys.exit() on `exit`; argparse on --help
+        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    leave(code)
+
+
+def leave(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown, once the runs are stopped and cleaned up: a
+    daemon thread still inside native code (a store's or a parser's) when the interpreter finalizes is
+    unwound by force, and the process aborted ("FATAL: exception not rethrown", SIGABRT or SIGSEGV), so
+    an editor saw a crash after a clean shutdown. Non-daemon threads are waited for as a normal exit
+    would; the logs and both streams are flushed."""
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed pipe: the editor is gone, nothing more to say to it
+            pass
+    os._exit(code)
 
 
 def serve(server: FixloopServer, argv: Sequence[str] | None = None) -> int:
@@ -309,4 +338,4 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
