@@ -11,6 +11,10 @@ import pytest
 
 from fixloop.config import load
 from fixloop.core.model import Event, Outcome, Status
+from fixloop.core.model import Limits
+from fixloop.repair.localize import SpectrumLocalizer
+from fixloop.runner.pytest_runner import PytestRunner
+from fixloop.sandbox.plain import PlainSandbox
 from fixloop.session import FixSession
 from tests.conftest import PYTHON
 
@@ -233,3 +237,57 @@ def test_a_function_is_never_put_where_a_local_value_was(tmp_path: Path) -> None
     assert tried and not {f"{v} -> {f}" for v in values for f in functions} & set(tried)
     if outcome.status is Status.FIXED:
         assert not any("normalize]" in line for line in changed_lines(outcome))
+
+
+@pytest.mark.e2e  # two real pytest runs (baseline, spectrum)
+def test_a_cache_filled_by_the_first_test_is_not_blamed_on_the_failing_test(tmp_path: Path) -> None:
+    work = project(tmp_path / "units", {
+        "units.py": '''
+            _FACTORS = None
+
+
+            def factors():
+                global _FACTORS
+                if _FACTORS is None:
+                    table = {"m": 1, "km": 1000}
+                    table["cm"] = 0.01
+                    _FACTORS = table
+                return _FACTORS
+
+
+            def convert(value, unit):
+                return value * factors()[unit]
+
+
+            def to_metres(values, unit):
+                return [convert(v, unit) for v in values[1:]]
+        ''',
+        "tests/test_units.py": '''
+            from units import convert, to_metres
+
+
+            def test_to_metres():
+                assert to_metres([1, 2], "km") == [1000, 2000]
+
+
+            def test_convert_km():
+                assert convert(2, "km") == 2000
+
+
+            def test_convert_cm():
+                assert convert(200, "cm") == 2
+        ''',
+    })
+    runner = PytestRunner.open(work, PlainSandbox(), Limits(), python=PYTHON, warm_workers=0)
+    try:
+        baseline = runner.run(None, ())
+        failing = [r.nodeid for r in baseline.failed]
+        assert failing == ["tests/test_units.py::test_to_metres"]
+        localizer = SpectrumLocalizer(runner, lambda p: p.startswith("tests/"))
+        suspects = localizer.localize(baseline, runner.sources(), failing)
+    finally:
+        runner.close()
+    score = {s.line: s.score for s in suspects if s.path == "units.py"}
+    # The failing test comes first in its file, so it filled the cache in a plain run; the spectrum runs it
+    # last, and the cache's lines are shared with the passing tests like `convert`'s.
+    assert score.get(7, 0.0) < score[14] and score.get(8, 0.0) < score[14]

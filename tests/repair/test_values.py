@@ -106,6 +106,14 @@ def test_return_offset_appends_and_removes_one() -> None:
     assert contains(return_offset, "def f(a, b):\n    return a << b\n", "def f(a, b):\n    return (a << b) - 1\n")
 
 
+def test_return_offset_on_each_element_of_a_returned_tuple() -> None:
+    before = "def f(i, n):\n    return (i, n - i)\n"
+    assert contains(return_offset, before, "def f(i, n):\n    return (i + 1, n - i)\n")
+    assert contains(return_offset, before, "def f(i, n):\n    return (i, n - i - 1)\n")
+    assert contains(return_offset, "def f(i, s):\n    return i + 1, s\n", "def f(i, s):\n    return i, s\n")
+    assert results(return_offset, 'def f(s):\n    return ("a", [s])\n') == set()
+
+
 def test_return_offset_needs_something_that_may_be_a_number() -> None:
     for body in ('return "a"', "return [x]", "return x < y", "return 0", "return not x", "return name.lower()",
                  "return None"):

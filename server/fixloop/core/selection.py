@@ -50,7 +50,9 @@ def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
         if budget < 0:
             break
         chosen.append(r.nodeid)
-    return tuple(chosen)
+    # Failing tests last: a cache or lazy set-up fills in whichever test needs it first, and its lines
+    # would otherwise look as if only a failing test ran them.
+    return tuple([t for t in chosen if t not in failing] + [t for t in chosen if t in failing])
 
 
 def _took(r: TestResult) -> float:

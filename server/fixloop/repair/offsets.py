@@ -1,6 +1,7 @@
 """`+ 1` / `- 1` on what a function returns and on what a call is given: the off-by-one outside a bound.
 
-- `return_offset`: `return len(xs)` -> `return len(xs) - 1` (or `+ 1`); `return n + 1` -> `return n`.
+- `return_offset`: `return len(xs)` -> `return len(xs) - 1` (or `+ 1`); `return n + 1` -> `return n`; each
+  element of a returned tuple alike (`return (i, col)` -> `return (i + 1, col)`).
 - `argument_offset`: `f(n)` -> `f(n + 1)` (or `- 1`), keyword values too; `f(n - 1)` -> `f(n)`.
 
 `bound_nudge` already covers range() bounds, slices and subscripts, and `integer_nudge` literals. An
@@ -34,7 +35,14 @@ NOT_NUMBERS = ("string", "concatenated_string", "list", "tuple", "dictionary", "
 def return_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
     if node.type != "return_statement" or node.named_child_count != 1:
         return
-    yield from _offsets("return_offset", node.named_children[0], off, "return ")
+    value = node.named_children[0]
+    if value.type == "parenthesized_expression" and value.named_child_count == 1:
+        value = value.named_children[0]
+    if value.type in ("tuple", "expression_list"):  # `return (i, col)`: each element is a returned value
+        for element in value.named_children:
+            yield from _offsets("return_offset", element, off, "return ..")
+        return
+    yield from _offsets("return_offset", value, off, "return ")
 
 
 def argument_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
