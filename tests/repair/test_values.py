@@ -10,7 +10,7 @@ from fixloop.repair.conditions import none_check
 from fixloop.repair.literals import binding_value, format_precision
 from fixloop.repair.offsets import argument_offset, return_offset
 from fixloop.repair.search import single_candidates
-from fixloop.repair.syntax import parse, text_of, walk
+from fixloop.repair.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
 
 
@@ -60,6 +60,18 @@ def test_binding_value_takes_the_same_name_elsewhere_in_the_file() -> None:
             return -(-len(items) // size)
     ''')
     assert contains(binding_value, before, before.replace("size=11", "size=10"))
+
+
+def test_binding_value_doubles_and_halves_an_integer_when_nothing_better_is_known() -> None:
+    before = "def indent(text, width=2):\n    return ' ' * width + text\n"
+    assert contains(binding_value, before, before.replace("width=2", "width=4"))
+    assert contains(binding_value, before, before.replace("width=2", "width=1"))
+    assert not any("width=0" in c for c in results(binding_value, before.replace("width=2", "width=1")))
+    compared = "def f(n=8):\n    if n == 3:\n        return 0\n    return n\n"
+    off = Offsets(compared)
+    found = [m for node in walk(parse(compared).root_node) for m in binding_value(node, off)]
+    assert found[0].summary == "n = 8 -> n = 3"  # what the code compares it with comes first
+    assert {"n = 8 -> n = 16", "n = 8 -> n = 4"} <= {m.summary for m in found}
 
 
 def test_binding_value_class_attribute_and_constant() -> None:

@@ -6,7 +6,8 @@
   its scope being the function for a default, the module for a constant, the class for an attribute;
 - the value the same name has elsewhere in the file (`size=10` in a sibling function's signature, the
   same attribute of another class), or is passed as a keyword (`page(items, size=10)`);
-- `None` for a default its function compares with None, and for a `None` default any of the above.
+- `None` for a default its function compares with None, and for a `None` default any of the above;
+- twice and half an integer of 2 or more (an indent of 2 for 4, a page of 8 for 16).
 
 Integers (+/- 1) and booleans (flipped) get `integer_nudge` and `flip_boolean` there as anywhere else.
 bindings.py makes these lines suspects; this operator is what they are worth trying.
@@ -31,6 +32,7 @@ KINDS = {"integer": "number", "float": "number", "string": "string", "none": "no
 CONTAINERS = ("list", "tuple", "set", "parenthesized_expression", "unary_operator", "pair")
 SELF = ("self", "cls")
 CAP = 6  # values tried in place of one literal
+SCALED = 0.4  # twice or half the value, when the code around it gives none better
 
 
 # `%.2f`, `%5d`, `{:.3f}`, `{0:>8}`: a digit run right after `%` + flags or `:` + align/sign, or after `.`
@@ -68,8 +70,19 @@ def binding_value(node: Node, off: Offsets) -> Iterator[Mutation]:
             seen[text] = weight
     if kind == "default" and node.type != "none":
         seen["None"] = max(seen.get("None", 0.0), 1.0 if _checks_none(name, scope) else 0.3)
+    for text in _scaled(old) if node.type == "integer" else ():
+        seen.setdefault(text, SCALED)
     for text, weight in sorted(seen.items(), key=lambda kv: -kv[1])[:CAP]:
         yield Mutation.replacing("binding_value", target, off, text, f"{name} = {old} -> {name} = {text}", weight)
+
+
+def _scaled(old: str) -> tuple[str, ...]:
+    """Twice and half an integer of 2 or more: sizes, widths and indents come in powers of two (2 and 4)."""
+    try:
+        value = int(old.replace("_", ""), 0)
+    except ValueError:
+        return ()
+    return (str(value * 2), str(value // 2)) if 2 <= value <= 1 << 20 else ()
 
 
 def binding_of(node: Node) -> tuple[str, str, Node] | None:
