@@ -69,6 +69,20 @@ def test_a_default_read_by_a_suspect_line_becomes_a_suspect() -> None:
     assert {constant, attr} <= {s.line for s in out}
 
 
+def test_a_default_that_names_a_constant_of_a_family_is_a_suspect_and_a_plain_name_is_not() -> None:
+    text = src('''
+        MODE_A = 1
+        MODE_B = 2
+
+
+        def f(x, mode=MODE_A, table=lookup):
+            return x * mode + table[x]
+    ''')
+    ret, sig = lines_of(text, "return x", "def f")
+    out = with_bindings((Suspect("m.py", ret, 0.8),), {"m.py": text}, is_test)
+    assert [s.reason for s in out if s.line == sig] == [f"default of mode, read at m.py:{ret}"]
+
+
 def test_locals_and_parameters_without_defaults_are_not_bindings() -> None:
     text = src('''
         LIMIT = 3

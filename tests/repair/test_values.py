@@ -7,7 +7,7 @@ import textwrap
 from fixloop.repair import operators as ops
 from fixloop.repair.kinds import kind_of, may_stand_for
 from fixloop.repair.conditions import none_check
-from fixloop.repair.literals import binding_value, format_precision
+from fixloop.repair.literals import binding_name, binding_value, format_precision
 from fixloop.repair.offsets import argument_offset, return_offset
 from fixloop.repair.search import single_candidates
 from fixloop.repair.syntax import Offsets, parse, text_of, walk
@@ -72,6 +72,25 @@ def test_binding_value_doubles_and_halves_an_integer_when_nothing_better_is_know
     found = [m for node in walk(parse(compared).root_node) for m in binding_value(node, off)]
     assert found[0].summary == "n = 8 -> n = 3"  # what the code compares it with comes first
     assert {"n = 8 -> n = 16", "n = 8 -> n = 4"} <= {m.summary for m in found}
+
+
+def test_binding_name_takes_another_constant_of_the_family() -> None:
+    before = src('''
+        from .modes import MODE_FAST, MODE_SAFE, OTHER
+        EASTER_JULIAN = 1
+        EASTER_ORTHODOX = 2
+        EASTER_WESTERN = 3
+        LIMIT = 10
+
+
+        def easter(year, method=EASTER_ORTHODOX, mode=MODE_SAFE, flags=EASTER_JULIAN | EASTER_WESTERN):
+            return year + method
+    ''')
+    changed = results(binding_name, before)
+    assert before.replace("method=EASTER_ORTHODOX", "method=EASTER_WESTERN") in changed
+    assert before.replace("method=EASTER_ORTHODOX", "method=EASTER_JULIAN") in changed
+    assert before.replace("mode=MODE_SAFE", "mode=MODE_FAST") in changed
+    assert len(changed) == 3  # never LIMIT or OTHER (no family), never a part of `A | B`, never a body name
 
 
 def test_binding_value_class_attribute_and_constant() -> None:

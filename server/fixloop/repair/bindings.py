@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from tree_sitter import Node
 
 from ..core.model import Suspect
+from .literals import CONSTANT_NAME
 from .syntax import enclosing, local_names, parse, text_of, walk
 
 READERS = 40  # suspect lines whose reads are followed (the proposer looks no further down the list)
@@ -267,8 +268,8 @@ class Project:
         return out
 
     def _binding(self, path: str, value: Node, what: str, factor: float) -> list[Binding]:
-        if not any(n.type in LITERALS for n in walk(value)):
-            return []  # nothing there a literal edit could change
+        if not any(n.type in LITERALS for n in walk(value)) and not CONSTANT_NAME.match(text_of(value)):
+            return []  # nothing there a literal edit (or another constant of a family) could change
         first = value.start_point[0] + 1
         last = min(value.end_point[0] + 1, first + MAX_LINES - 1)
         return [Binding(path, tuple(range(first, last + 1)), what, factor)]

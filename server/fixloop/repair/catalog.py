@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .conditions import loop_condition, none_check, return_check, widen_condition
 from .ingredients import insert_statement
-from .literals import binding_value, format_precision
+from .literals import binding_name, binding_value, format_precision
 from .members import add_member
 from .offsets import argument_offset, return_offset
 from .operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
@@ -24,7 +24,7 @@ INGREDIENT_PRIORS: dict[str, float] = {
 
 # Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns and call
 # arguments: one-token edits, but each fires at many places, so below the catalog's own offsets.
-VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, return_offset, argument_offset, none_check,
+VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, binding_name, return_offset, argument_offset, none_check,
                                          format_precision, add_member)
 VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45,
                                   "none_check": 0.6, "format_precision": 0.6, "add_member": 0.5}

@@ -9,6 +9,9 @@
 - `None` for a default its function compares with None, and for a `None` default any of the above;
 - twice and half an integer of 2 or more (an indent of 2 for 4, a page of 8 for 16).
 
+`binding_name` does the same for a binding whose value names a constant of a family (`method=EASTER_ORTHODOX`
+-> `method=EASTER_WESTERN`): the module's other constants with the same prefix, defined or imported there.
+
 Integers (+/- 1) and booleans (flipped) get `integer_nudge` and `flip_boolean` there as anywhere else.
 bindings.py makes these lines suspects; this operator is what they are worth trying.
 
@@ -32,7 +35,8 @@ KINDS = {"integer": "number", "float": "number", "string": "string", "none": "no
 CONTAINERS = ("list", "tuple", "set", "parenthesized_expression", "unary_operator", "pair")
 SELF = ("self", "cls")
 CAP = 6  # values tried in place of one literal
-SCALED = 0.4  # twice or half the value, when the code around it gives none better
+CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")  # EASTER_WESTERN, MODE_FAST: one of a family
+SCALED = 0.7  # twice or half the value, when the code around it gives none better
 
 
 # `%.2f`, `%5d`, `{:.3f}`, `{0:>8}`: a digit run right after `%` + flags or `:` + align/sign, or after `.`
@@ -83,6 +87,43 @@ def _scaled(old: str) -> tuple[str, ...]:
     except ValueError:
         return ()
     return (str(value * 2), str(value // 2)) if 2 <= value <= 1 << 20 else ()
+
+
+def binding_name(node: Node, off: Offsets) -> Iterator[Mutation]:
+    """A default, constant or attribute that names a constant: another constant of its family
+    (`method=EASTER_ORTHODOX` -> `method=EASTER_WESTERN`), defined in the module or imported beside it."""
+    if node.type != "identifier" or not CONSTANT_NAME.match(text_of(node)) or not _is_value(node):
+        return
+    site = binding_of(node)
+    if site is None:
+        return
+    old = text_of(node)
+    prefix = old[:old.rfind("_") + 1]
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    family = [n for n in _module_names(root) if n != old and n.startswith(prefix) and CONSTANT_NAME.match(n)]
+    for new in list(dict.fromkeys(family))[:CAP]:
+        yield Mutation.replacing("binding_value", node, off, new, f"{site[0]} = {old} -> {site[0]} = {new}")
+
+
+def _is_value(node: Node) -> bool:
+    """The whole value of its binding, not a part of an expression (`A | B`) or a call."""
+    parent = node.parent
+    return parent is not None and parent.type in ("default_parameter", "typed_default_parameter", "assignment")
+
+
+def _module_names(root: Node) -> Iterator[str]:
+    """Names the module binds at its top level: assigned, and imported by name."""
+    for stmt in root.named_children:
+        inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else stmt
+        left = inner.child_by_field_name("left") if inner.type == "assignment" else None
+        if left is not None and left.type == "identifier":
+            yield text_of(left)
+        elif inner.type == "import_from_statement":
+            for item in inner.children_by_field_name("name"):
+                alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+                yield text_of(alias if alias is not None else item).split(".")[-1]
 
 
 def binding_of(node: Node) -> tuple[str, str, Node] | None:
