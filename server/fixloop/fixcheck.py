@@ -34,14 +34,14 @@ class FixCheck:
     GAVE_UP (the fix is refused or breaks tests) or ERROR (the check could not run), with a message."""
 
     def __init__(self, workspace: Path, settings: Settings, patch: Patch, overlays: Mapping[str, str],
-                 summary: Mapping[str, Any]) -> None:
+                 summary: Mapping[str, Any], run_id: str = "") -> None:
         self.workspace = workspace
         # One suite run, maybe a second of a few tests: warm fork servers would cost more than they save.
         self.settings = dataclasses.replace(settings, warm_workers=0)
         self.patch = patch
         self.overlays = dict(overlays)
         self.base = dict(summary)
-        self.run_id = new_run_id()
+        self.run_id = run_id or new_run_id()
         self.summary: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.runner: PytestRunner | None = None

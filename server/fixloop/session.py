@@ -34,12 +34,12 @@ def seed_of(run_id: str) -> int:
 class FixSession:
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
                  overlays: Mapping[str, str] | None = None, notes: Sequence[str] | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, run_id: str = "") -> None:
         self.workspace = workspace
         # Settings problems found at the edge (refused project keys first): named in the run log too.
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.settings = settings
-        self.run_id = new_run_id()
+        self.run_id = run_id or new_run_id()  # the editor's run manager names its runs itself
         # `--seed` replays a run's random choices; otherwise they follow from the run id.
         self.seed = seed_of(self.run_id) if seed is None else seed
         self.task = make_task(workspace, settings, scope, overlays, self.seed)

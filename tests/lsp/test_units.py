@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import hunks
 from fixloop.lsp.parsing import to_bytes
 from fixloop.lsp.positions import line_offsets, position_at, units_for
-from fixloop.lsp.review import apply_line_edits, line_edits, place, proposal_from, taken
+from fixloop.lsp.review import Placed, place, proposal_from, taken
 from fixloop.lsp.settings import parse_options
 
 BEFORE = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n"
 AFTER = "a = 10\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 70\nh = 8\n"
+
+
+def line_edits(placed: Sequence[Placed]) -> list[tuple[int, int, str]]:
+    """Each placed hunk as (first line, line after the last, new text): what an editor's edit replaces."""
+    return [(p.start, p.start + len(p.hunk.old_lines), "".join(p.hunk.new_lines)) for p in placed]
+
+
+def apply_line_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    lines = text.splitlines(keepends=True)
+    for start, end, new in sorted(edits, reverse=True):
+        lines[start:end] = [new] if new else []
+    return "".join(lines)
 
 
 def two_hunks() -> list:

@@ -138,6 +138,17 @@ def test_insert_return_after_a_loop() -> None:
     assert contains(ops.insert_return, src, src + "    return out\n")
 
 
+def test_insert_return_never_in_a_generator_after_every_path_returned_or_of_a_dunder() -> None:
+    generator = "def f(xs):\n    out = []\n    for x in xs:\n        yield x\n"
+    assert results(ops.insert_return, generator) == set()
+    returned = "def f(n):\n    k = n\n    if n < 0:\n        return 0\n    elif n:\n        raise ValueError\n    else:\n        return k\n"
+    assert results(ops.insert_return, returned) == set()
+    open_end = returned.replace("    else:\n        return k\n", "")
+    assert contains(ops.insert_return, open_end, open_end + "    return k\n")
+    dunder = "__all__ = ['f']\n\n\ndef f(xs):\n    for x in xs:\n        print(x)\n"
+    assert not any("return __all__" in r for r in results(ops.insert_return, dunder))
+
+
 @pytest.mark.parametrize("operator", ops.OPERATORS, ids=lambda o: o.__name__)
 def test_every_operator_is_named_and_has_a_prior(operator: ops.Operator) -> None:
     assert operator.__name__ in ops.DEFAULT_PRIORS

@@ -153,6 +153,20 @@ def test_return_offset_needs_something_that_may_be_a_number() -> None:
     assert results(return_offset, words) == set()
 
 
+def test_argument_offset_knows_a_closures_number_from_the_function_around_it() -> None:
+    before = src('''
+        def padded(items, n):
+            if n < 1:
+                raise ValueError
+            def chunks():
+                yield take(items, n)
+            return chunks()
+    ''')
+    off = Offsets(before)
+    found = [m for node in walk(parse(before).root_node) for m in argument_offset(node, off) if "n - 1" in m.summary]
+    assert found and found[0].weight == 1.0  # `n < 1` in `padded`: a number, not a name of unknown kind
+
+
 def test_argument_offset_on_calls_but_not_on_bounds_or_strings() -> None:
     before = "def f(items, i, x):\n    items.insert(i, x)\n"
     assert contains(argument_offset, before, "def f(items, i, x):\n    items.insert(i + 1, x)\n")

@@ -54,7 +54,7 @@ class Unanswered(Exception):
 class GoalSession:
     def __init__(self, workspace: Path, settings: Settings, goal: Goal, overlays: Mapping[str, str] | None = None,
                  notes: Sequence[str] | None = None, seed: int | None = None, ask: Ask | None = None,
-                 author: GoalAuthor | None = None) -> None:
+                 author: GoalAuthor | None = None, run_id: str = "") -> None:
         self.workspace, self.settings, self.goal = workspace, settings, goal
         self.overlays = dict(overlays or {})
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
@@ -63,7 +63,7 @@ class GoalSession:
         self._cancel = threading.Event()
         # With a key (and not offline) a model writes the questions, spec and test; the offline author otherwise.
         self.author: GoalAuthor = author or make_goal_author(settings, self._cancel.is_set)
-        self.run_id = new_run_id()
+        self.run_id = run_id or new_run_id()
         self.summary: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.prepared: Prepared | None = None
@@ -96,8 +96,7 @@ class GoalSession:
         # One budget for the goal: what the author spent comes off the fix run's token and dollar limits.
         self.inner = FixSession(self.workspace, after_spending(self.settings, self.author.usage()),
                                 Scope("file", p.test.path),
-                                {**self.overlays, p.test.path: p.test.source}, self.notes, seed)
-        self.inner.run_id = self.run_id
+                                {**self.overlays, p.test.path: p.test.source}, self.notes, seed, self.run_id)
         if self._cancel.is_set():
             self.inner.cancel()
         outcome = self.inner.run(on_event)

@@ -56,6 +56,16 @@ def hunk_ids(arg: Mapping[str, Any], command: str) -> list[str] | None:
     return value
 
 
+def fix_seed(arg: Mapping[str, Any]) -> int | None:
+    """The seed of a logged run, to replay its random choices (`seed` in its run log's `started` event)."""
+    seed = arg.get("seed")
+    if seed is None:
+        return None
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+        raise BadInput(f"{FIX}: 'seed' must be an integer from 0 to 2**32 - 1 (a run log's seed), got {seed!r:.40}")
+    return seed
+
+
 def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
     """The contract's scopes -> the loop's: workspace, the tests of a file, one node id, the test at a position."""
     root = editor.root()
@@ -171,7 +181,8 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
     mined = TemplateCommands(lambda: editor.config().settings.memory)
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, {k: v for k, v in arg.items() if k != "scope"})
-                                     if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg)),
+                                     if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg),
+                                     seed=fix_seed(arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
         SHOW_RUN: lambda arg: past.show_run(text_field(arg, "run_id", SHOW_RUN)),
         ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),

@@ -59,9 +59,10 @@ def past_fix(rel: str, text: str, pattern: MemoryPattern) -> tuple[str, Patch | 
 def checker(patch: Patch, summary: Mapping[str, Any]) -> SessionFactory:
     """The run manager's session for one past fix: its check, then the review of a run's fix."""
 
-    def make(workspace: Path, settings: "Settings", scope: "Scope", overlays: Mapping[str, str]) -> Session:
+    def make(workspace: Path, settings: "Settings", scope: "Scope", overlays: Mapping[str, str], run_id: str,
+             seed: int | None) -> Session:
         from ..fixcheck import FixCheck  # the sandbox and the runner load only when a check is asked for
 
-        return FixCheck(workspace, settings, patch, overlays, summary)
+        return FixCheck(workspace, settings, patch, overlays, summary, run_id)
 
     return make

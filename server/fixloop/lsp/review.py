@@ -115,27 +115,6 @@ def _locate(h: Hunk, old: list[str], lines: list[str]) -> int | str:
     return f"{h.id}: the place of this insertion (after line {h.start}) is no longer unique; not applied"
 
 
-@dataclass(frozen=True)
-class LineEdit:
-    """Replace lines [start, end) of a text with `text`; `hunk_id` names the hunk it applies."""
-
-    start: int
-    end: int
-    text: str
-    hunk_id: str
-
-
-def line_edits(placed: Sequence[Placed]) -> list[LineEdit]:
-    return [LineEdit(p.start, p.start + len(p.hunk.old_lines), "".join(p.hunk.new_lines), p.hunk.id) for p in placed]
-
-
-def apply_line_edits(text: str, edits: Sequence[LineEdit]) -> str:
-    lines = text.splitlines(keepends=True)
-    for e in sorted(edits, key=lambda e: e.start, reverse=True):
-        lines[e.start:e.end] = [e.text] if e.text else []
-    return "".join(lines)
-
-
 def taken(base: str, current: str, placed: Sequence[Placed]) -> dict[str, bool | None]:
     """Which placed hunks `current` shows applied to `base`: True, False, or None (cannot tell:
     the user changed those lines too). Walks the hunks in order, tracking the line shift."""

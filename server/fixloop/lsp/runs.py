@@ -39,24 +39,25 @@ class Session(Protocol):
     def cancel(self) -> None: ...
 
 
-SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str]], Session]
+# (workspace, settings, scope, the editor's texts, the run's id, its seed or None to follow the id)
+SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str], str, "int | None"], Session]
 Ask = Callable[[Any], "str | None"]  # a goal's clarifying question (goal.ports.Question) -> the choice
-GoalFactory = Callable[[Path, "Settings", Goal, Mapping[str, str], Ask], Session]
+GoalFactory = Callable[[Path, "Settings", Goal, Mapping[str, str], Ask, str, "int | None"], Session]
 Finished = Callable[[str, dict[str, Any], "Outcome | None"], Awaitable[None]]
 
 
-def default_session_factory(workspace: Path, settings: "Settings", scope: Scope,
-                            overlays: Mapping[str, str]) -> Session:
+def default_session_factory(workspace: Path, settings: "Settings", scope: Scope, overlays: Mapping[str, str],
+                            run_id: str, seed: int | None) -> Session:
     from ..session import FixSession  # the loop's adapters load only when a fix is asked for
 
-    return FixSession(workspace, settings, scope, overlays)
+    return FixSession(workspace, settings, scope, overlays, seed=seed, run_id=run_id)
 
 
 def default_goal_factory(workspace: Path, settings: "Settings", goal: Goal, overlays: Mapping[str, str],
-                         ask: Ask) -> Session:
+                         ask: Ask, run_id: str, seed: int | None) -> Session:
     from ..goal.session import GoalSession  # loads only when a goal is asked for
 
-    return GoalSession(workspace, settings, goal, overlays, ask=ask)
+    return GoalSession(workspace, settings, goal, overlays, seed=seed, ask=ask, run_id=run_id)
 
 
 def run_settings(config: ServerConfig) -> "Settings":
@@ -73,6 +74,7 @@ class Request:
     overlays: dict[str, str] | None = None  # the editor's text when the fix was asked for
     factory: SessionFactory | None = None  # another kind of session than a fix run (checking a past fix)
     goal: Goal | None = None  # goal mode: the problem in words (docs/protocol.md "Goal mode")
+    seed: int | None = None  # replays a logged run's random choices; otherwise they follow from run_id
 
 
 @dataclass
@@ -103,7 +105,7 @@ class RunManager:
 
     # ---- requests from commands -------------------------------------------------------------
     def submit(self, scope: Scope, goal: Goal | None = None, factory: SessionFactory | None = None,
-               run_id: str = "") -> dict[str, Any]:
+               run_id: str = "", seed: int | None = None) -> dict[str, Any]:
         """Start (or queue) a fix run (in goal mode with `goal`), or with `factory` another session that
         ends like one."""
         if self.editor.root() is None:
@@ -114,7 +116,7 @@ class RunManager:
         if refused:  # before any copy is made
             self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
-        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory)
+        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory, seed=seed)
         if self.active is None:
             request.overlays = self._overlays()
             self.active = Active(request)
@@ -200,7 +202,6 @@ class RunManager:
             session = None
             summary = {"run_id": request.run_id, "status": "error", "message": f"cannot start: {e}"}
         if session is not None:
-            session.run_id = request.run_id
             active.session = session
             if active.cancel_requested:
                 session.cancel()
@@ -228,8 +229,10 @@ class RunManager:
         overlays = request.overlays if request.overlays is not None else self._overlays()
         settings = run_settings(self.editor.config())
         if request.goal is None:
-            return (request.factory or self.factory)(root, settings, request.scope, overlays)
-        return self.goal_factory(root, settings, request.goal, overlays, self._asker(loop, active))
+            return (request.factory or self.factory)(root, settings, request.scope, overlays, request.run_id,
+                                                     request.seed)
+        return self.goal_factory(root, settings, request.goal, overlays, self._asker(loop, active), request.run_id,
+                                 request.seed)
 
     def _asker(self, loop: asyncio.AbstractEventLoop, active: Active) -> Ask:
         """A goal's question, asked from the run's worker thread with window/showMessageRequest."""

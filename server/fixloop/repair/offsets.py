@@ -18,7 +18,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from .candidate import Mutation
-from .context import facts, function_of, role
+from .context import enclosing_facts, role
 from .kinds import expression_type
 from .reorder import PRECEDENCE
 from .syntax import Offsets, text_of
@@ -101,9 +101,8 @@ def number_weight(expr: Node) -> float:
         return 1.0
     if kind not in ("value", ""):
         return 0.0  # a string, a collection, a bool, a function...
-    if expr.type == "identifier":
-        fn = function_of(expr)
-        found = role(text_of(expr), facts(fn)) if fn is not None else ""
+    if expr.type == "identifier":  # what the function, or one around it (a closure's name), uses it as
+        found = next((r for f in enclosing_facts(expr) if (r := role(text_of(expr), f))), "")
         return 1.0 if found == "number" else 0.0 if found == "sequence" else UNKNOWN_NAME
     if expr.type == "binary_operator":
         return 0.6 if _op(expr) in ("+", "-", "*", "//", "%", "<<", ">>") else 0.0

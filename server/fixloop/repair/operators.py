@@ -277,6 +277,8 @@ def insert_return(node: Node, off: Offsets) -> Iterator[Mutation]:
     if body is None or body.named_child_count == 0 or body.named_children[-1].type == "return_statement":
         return
     last = body.named_children[-1]
+    if _yields(body) or _always_leaves(last):
+        return  # a generator's return value is not what it gives; a function that never falls off needs none
     _, end, indent = _statement_line(last, off)
     if last.type in ("if_statement", "for_statement", "while_statement", "with_statement", "try_statement"):
         indent = off.text[off.text.rfind("\n", 0, off.char(last.start_byte)) + 1 : off.char(last.start_byte)]
@@ -284,9 +286,36 @@ def insert_return(node: Node, off: Offsets) -> Iterator[Mutation]:
         end = len(off.text) if off.text.find("\n", end) < 0 else off.text.find("\n", end) + 1
     params = node.child_by_field_name("parameters")
     param_names = {text_of(p) for p in params.named_children} if params is not None else set()
-    values = [n for n in names_in_scope(last) if n not in param_names and kind_of(n, last) not in NOT_VALUES]
+    values = [n for n in names_in_scope(last) if n not in param_names and kind_of(n, last) not in NOT_VALUES
+              and not n.startswith("__")]
     for name in values[:6]:
         yield Mutation("insert_return", TextEdit(end, end, f"{indent}return {name}\n"), f"return {name} at the end")
+
+
+def _yields(body: Node) -> bool:
+    """Whether the function of `body` is a generator (a `yield` outside the functions nested in it)."""
+    stack = list(body.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "yield":
+            return True
+        if node.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(node.named_children)
+    return False
+
+
+def _always_leaves(statement: Node) -> bool:
+    """Whether every way through `statement` ends in `return` or `raise`."""
+    if statement.type in ("return_statement", "raise_statement"):
+        return True
+    if statement.type != "if_statement":
+        return False
+    branches = [statement.child_by_field_name("consequence")]
+    branches += [c.child_by_field_name("consequence") if c.type == "elif_clause" else c.child_by_field_name("body")
+                 for c in statement.children_by_field_name("alternative")]
+    has_else = any(c.type == "else_clause" for c in statement.children_by_field_name("alternative"))
+    return has_else and all(b is not None and b.named_child_count > 0 and _always_leaves(b.named_children[-1])
+                            for b in branches)
 
 
 OPERATORS: tuple[Operator, ...] = (

@@ -34,11 +34,6 @@ def probe(name: str, settings: SandboxSettings = SandboxSettings()) -> tuple[Pro
         return _probed[name]
 
 
-def forget_probes() -> None:
-    with _lock:
-        _probed.clear()
-
-
 @dataclass
 class Configured:
     """A backend with the user's caps on memory, processes and disk applied to every run."""
