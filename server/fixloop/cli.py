@@ -101,48 +101,27 @@ def fix(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr: only warnings and the end."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
-    from .runlog import record_decision
-    from .session import FixSession
-    from .workspace_guard import refusal
-
-    workspace = path.expanduser()
-    if not workspace.exists():
-        err.print(f"[red]error:[/] {shown(workspace)} does not exist")
-        raise typer.Exit(EXIT_USAGE)
-    if not workspace.is_dir():
-        err.print(f"[red]error:[/] {shown(workspace)} is not a directory")
-        raise typer.Exit(EXIT_USAGE)
-    workspace = workspace.resolve()
-    if yes and dry_run:
-        err.print("[red]error:[/] --yes and --dry-run contradict each other")
-        raise typer.Exit(EXIT_USAGE)
-    if goal is not None and (test or file):
-        err.print("[red]error:[/] --goal writes its own test: leave out --test and --file")
-        raise typer.Exit(EXIT_USAGE)
+    workspace = _checked_workspace(path, yes, dry_run, goal is not None and bool(test or file))
     overrides: dict[str, Any] = {
         **_parse_set(set_),
         "max_iterations": max_iterations, "max_candidates": max_candidates, "wall_seconds": wall_seconds,
         "test_timeout": test_timeout, "per_test_timeout": per_test_timeout, "baseline_timeout": baseline_timeout,
-        "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python, "offline": offline or None, "allow_test_edits": allow_test_edits or None,
+        "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python,
+        "offline": offline or None, "allow_test_edits": allow_test_edits or None,
     }
     if sandbox is not None:
         overrides["sandbox"] = {**overrides.get("sandbox", {}), "backend": sandbox}
     if memory is not None or no_memory:
         overrides["memory"] = {**overrides.get("memory", {}), **({"uri": memory} if memory else {}),
                                **({"enabled": False} if no_memory else {})}
-    settings, problems = _settings_for(workspace, overrides)
-    refused = refusal(workspace, settings.workspace)
-    if refused:
-        err.print(f"[red]error:[/] {shown(refused)}")
-        raise typer.Exit(EXIT_USAGE)
-    if settings.sandbox.backend == "none":
-        err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
-
+    settings, problems = _run_settings(workspace, overrides)
     if goal is not None:  # goal mode: words -> a verified failing test -> the same fix run
         from .goal.terminal import goal_session, show_goal
 
         session: Any = goal_session(workspace, settings, goal, yes, as_json, problems, seed, err)
     else:
+        from .session import FixSession
+
         session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
     try:
         with RunDisplay(err, quiet=quiet) as display:
@@ -151,8 +130,7 @@ def fix(
         session.cancel()
         err.print("cancelled")
         raise typer.Exit(EXIT_NOT_FIXED)
-    summary = dict(session.summary)
-    summary["applied"] = False
+    summary = {**session.summary, "applied": False}
     if goal is not None and not as_json:
         show_goal(summary, err)
     if goal is not None and summary.get("goal_problem") == "usage":
@@ -161,27 +139,8 @@ def fix(
         else:
             sys.stdout.write(json.dumps(summary) + "\n")
         raise typer.Exit(EXIT_USAGE)
-
     if outcome.status is Status.FIXED and outcome.patch is not None:
-        if not as_json:
-            err.print(f"[green]{shown(outcome.message)}[/]")
-            print_diff(summary["diff"], err)
-        asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
-        apply = yes or (asked and typer.confirm("Apply?", default=False))
-        if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
-            record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,
-                                                        "source": "cli"})
-        if apply:
-            result = session.apply()
-            if result.ok:
-                summary["applied"] = True
-                err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
-            else:
-                summary["conflicts"] = list(result.conflicts)
-                err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))
-                err.print(f"the fix is kept in {shown(session.summary.get('run_dir'))}/fix.diff")
-        elif not as_json:
-            err.print(f"not applied; the diff is in {shown(summary['run_dir'])}/fix.diff")
+        _offer(session, workspace, outcome, summary, yes, dry_run, as_json)
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
         err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
@@ -191,16 +150,71 @@ def fix(
                   f"{summary['wall_seconds']} s; run log: {shown(summary['run_dir'])}")
     else:
         sys.stdout.write(json.dumps(summary) + "\n")
+    raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts")), session.setup_error))
 
-    if outcome.status is Status.FIXED:
-        code = EXIT_NOT_FIXED if summary.get("conflicts") else EXIT_FIXED
-    elif outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY):
-        code = EXIT_NOTHING
-    elif outcome.status is Status.ERROR:
-        code = EXIT_INTERNAL if outcome.message.startswith("internal error") else EXIT_NOT_FIXED
+
+def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bool) -> Path:
+    """The project folder, resolved, once the flags agree with each other (else a usage error)."""
+    workspace = path.expanduser()
+    problem = (f"{shown(workspace)} does not exist" if not workspace.exists() else
+               f"{shown(workspace)} is not a directory" if not workspace.is_dir() else
+               "--yes and --dry-run contradict each other" if yes and dry_run else
+               "--goal writes its own test: leave out --test and --file" if goal_with_tests else "")
+    if problem:
+        err.print(f"[red]error:[/] {problem}")
+        raise typer.Exit(EXIT_USAGE)
+    return workspace.resolve()
+
+
+def _run_settings(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings, list[str]]:
+    """The run's settings, after refusing a workspace fixloop must not copy; warns when nothing isolates."""
+    from .workspace_guard import refusal
+
+    settings, problems = _settings_for(workspace, overrides)
+    refused = refusal(workspace, settings.workspace)
+    if refused:
+        err.print(f"[red]error:[/] {shown(refused)}")
+        raise typer.Exit(EXIT_USAGE)
+    if settings.sandbox.backend == "none":
+        err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
+    return settings, problems
+
+
+def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any], yes: bool, dry_run: bool,
+           as_json: bool) -> None:
+    """Show the fix, ask (or not, as the flags say), record the decision and apply it; `summary` says how it went."""
+    from .runlog import record_decision
+
+    if not as_json:
+        err.print(f"[green]{shown(outcome.message)}[/]")
+        print_diff(summary["diff"], err)
+    asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
+    apply = yes or (asked and typer.confirm("Apply?", default=False))
+    if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
+        record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,
+                                                    "source": "cli"})
+    if not apply:
+        if not as_json:
+            err.print(f"not applied; the diff is in {shown(summary['run_dir'])}/fix.diff")
+        return
+    result = session.apply()
+    if result.ok:
+        summary["applied"] = True
+        err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
     else:
-        code = EXIT_NOT_FIXED
-    raise typer.Exit(code)
+        summary["conflicts"] = list(result.conflicts)
+        err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))
+        err.print(f"the fix is kept in {shown(session.summary.get('run_dir'))}/fix.diff")
+
+
+def exit_code(status: Status, conflicts: bool, setup_error: str) -> int:
+    """The exit status of `fixloop fix`: from the outcome's status and why a run could not start, never from
+    the wording of a message."""
+    if status is Status.FIXED:
+        return EXIT_NOT_FIXED if conflicts else EXIT_FIXED
+    if status in (Status.NOTHING_TO_FIX, Status.FLAKY):
+        return EXIT_NOTHING
+    return EXIT_INTERNAL if status is Status.ERROR and setup_error == "internal" else EXIT_NOT_FIXED
 
 
 @app.command()

@@ -72,6 +72,11 @@ class GoalSession:
         self.lessons: list[dict[str, Any]] = []  # past goals with similar words (the memory)
 
     # ---- the Session protocol ------------------------------------------------------------------
+    @property
+    def setup_error(self) -> str:
+        """Why the fix run could not start (`FixSession.setup_error`), "" before it did or when it could."""
+        return self.inner.setup_error if self.inner is not None else ""
+
     def cancel(self) -> None:
         self._cancel.set()
         if self.inner is not None:
