@@ -1,6 +1,7 @@
 """The shape of the house, read from the source (ast, nothing imported): imports of `server/fixloop` go one
 way (no module imports itself through others, type-only imports included), no module passes 400 lines,
-no function anywhere in it passes 80 lines, and `core/` and `lsp/` never probe objects with getattr/hasattr."""
+no function anywhere in it passes 80 lines, no private name is imported from another package, and `core/`
+and `lsp/` never probe objects with getattr/hasattr."""
 
 from __future__ import annotations
 
@@ -144,3 +145,24 @@ def test_command_ids_live_in_the_contract_and_the_protocol_document() -> None:
         for name, path in modules().items():
             if name != "fixloop.lsp.contract":
                 assert f'"{command}"' not in path.read_text(encoding="utf-8"), (name, command)
+
+
+def private_imports(mods: dict[str, Path]) -> list[str]:
+    """`from <another package> import _name`: a private name read across a package boundary."""
+    found = []
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue
+            parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            target = ".".join(parts + ([node.module] if node.module else []))
+            if target.split(".")[:2] == name.split(".")[:2]:
+                continue  # within one package (or one top-level module)
+            found += [f"{name} imports {alias.name} from {target}" for alias in node.names
+                      if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+def test_no_private_name_is_imported_from_another_package() -> None:
+    assert not private_imports(modules())

@@ -18,13 +18,13 @@ from tree_sitter import Node
 from ..repair.syntax import Offsets, parse, walk
 
 # Clause children that are separate statements (or bodies), not part of a header's shape.
-_NOT_HEADER = frozenset({"block", "elif_clause", "else_clause", "except_clause", "finally_clause", "comment",
+NOT_HEADER = frozenset({"block", "elif_clause", "else_clause", "except_clause", "finally_clause", "comment",
                          "except_group_clause", "case_clause"})
 _STATEMENT_SUFFIXES = ("_statement", "_definition")
 # Clauses that are statements of their own; `for_in_clause` and `if_clause` (comprehensions) are not.
 _STATEMENT_CLAUSES = frozenset({"elif_clause", "else_clause", "except_clause", "except_group_clause",
                                 "finally_clause", "case_clause"})
-_LITERALS = {"integer": "NUM", "float": "NUM", "string": "STR", "concatenated_string": "STR"}
+LITERALS = {"integer": "NUM", "float": "NUM", "string": "STR", "concatenated_string": "STR"}
 # Names whose identity is part of the shape: calling `len` is not calling `price`.
 KEEP_NAMES = frozenset({
     "len", "range", "min", "max", "sum", "abs", "round", "int", "float", "str", "bool", "list", "dict", "set",
@@ -49,7 +49,7 @@ class Token:
         return Token(str(data[0]), str(data[1]), str(data[2]) if len(data) > 2 else "")
 
 
-def _is_statement(node: Node) -> bool:
+def is_statement(node: Node) -> bool:
     return node.is_named and (node.type.endswith(_STATEMENT_SUFFIXES) or node.type in _STATEMENT_CLAUSES)
 
 
@@ -57,17 +57,17 @@ def _leaves(node: Node, header_only: bool) -> Iterable[Node]:
     stack = [node]
     while stack:
         n = stack.pop()
-        if n.type in _LITERALS or n.child_count == 0:
+        if n.type in LITERALS or n.child_count == 0:
             if n.type != "comment":
                 yield n
             continue
-        children = [c for c in n.children if not (header_only and c.type in _NOT_HEADER)]
+        children = [c for c in n.children if not (header_only and c.type in NOT_HEADER)]
         stack.extend(reversed(children))
 
 
-def _abstract(node: Node, text: str) -> str:
-    if node.type in _LITERALS:
-        return _LITERALS[node.type]
+def abstract_token(node: Node, text: str) -> str:
+    if node.type in LITERALS:
+        return LITERALS[node.type]
     if node.type == "identifier":
         return text if text in KEEP_NAMES else "ID"
     return text
@@ -81,7 +81,7 @@ def statement_node(tree_root: Node, line: int) -> Node | None:
             return None
         if node.child_count == 0 and node.start_point[0] == row and node.type != "comment":
             current: Node | None = node
-            while current is not None and not _is_statement(current):
+            while current is not None and not is_statement(current):
                 current = current.parent
             return current
     return None
@@ -103,7 +103,7 @@ def _tokens_of(node: Node, source: str, off: Offsets) -> tuple[Token, ...]:
         start, end = off.char(leaf.start_byte), off.char(leaf.end_byte)
         text = source[start:end]
         gap = source[previous_end:start] if previous_end is not None else ""
-        out.append(Token(_abstract(leaf, text), text, gap if gap.strip() == "" else " ", start, end))
+        out.append(Token(abstract_token(leaf, text), text, gap if gap.strip() == "" else " ", start, end))
         previous_end = end
     return tuple(out)
 
@@ -246,7 +246,7 @@ def statements(source: str) -> tuple[tuple[int, tuple[Token, ...]], ...]:
     off = Offsets(source)
     out: list[tuple[int, tuple[Token, ...]]] = []
     for node in walk(root):
-        if _is_statement(node):
+        if is_statement(node):
             tokens = _tokens_of(node, source, off)
             if tokens:
                 out.append((node.start_point[0] + 1, tokens))

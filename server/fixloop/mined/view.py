@@ -12,7 +12,7 @@ from typing import Iterator
 
 from tree_sitter import Node
 
-from ..memory.shapes import _LITERALS, _NOT_HEADER, Token, _abstract, _is_statement
+from ..memory.shapes import LITERALS, NOT_HEADER, Token, abstract_token, is_statement
 from ..repair.syntax import Offsets, parse, walk
 
 
@@ -62,20 +62,20 @@ def view_of(node: Node, source: str, off: Offsets) -> View:
     previous_end: list[int | None] = [None]
 
     def visit(n: Node, parent: int) -> None:
-        if n.type in _LITERALS or n.child_count == 0:
+        if n.type in LITERALS or n.child_count == 0:
             if n.type == "comment":
                 return
             start, end = off.char(n.start_byte), off.char(n.end_byte)
             text = source[start:end]
             gap = source[previous_end[0]:start] if previous_end[0] is not None else ""
-            tokens.append(Token(_abstract(n, text), text, gap if gap.strip() == "" else " ", start, end))
+            tokens.append(Token(abstract_token(n, text), text, gap if gap.strip() == "" else " ", start, end))
             previous_end[0] = end
             spans.append(Span(n.type, len(tokens) - 1, len(tokens), parent, n.is_named, True))
             return
         index = len(spans)
         spans.append(Span(n.type, len(tokens), len(tokens), parent, n.is_named, False))
         for child in n.children:
-            if child.type in _NOT_HEADER:
+            if child.type in NOT_HEADER:
                 continue
             visit(child, index)
         s = spans[index]
@@ -97,7 +97,7 @@ def statement_nodes(source: str) -> dict[int, Node]:
     """line (1-based) -> the outermost statement starting on it."""
     out: dict[int, Node] = {}
     for node in walk(parse(source).root_node):
-        if _is_statement(node):
+        if is_statement(node):
             out.setdefault(node.start_point[0] + 1, node)
     return out
 
@@ -126,7 +126,7 @@ def view_of_code(code: str) -> View | None:
 def _innermost_statement(root: Node, line: int) -> Node | None:
     found = None
     for node in walk(root):
-        if _is_statement(node) and node.start_point[0] + 1 == line:
+        if is_statement(node) and node.start_point[0] + 1 == line:
             found = node  # walk is pre-order: the last one starting on the line is the innermost
     return found
 
