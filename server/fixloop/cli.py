@@ -258,7 +258,9 @@ def version() -> None:
 
 def _memory_app() -> typer.Typer:
     from .memory.cli import memory_app
+    from .mined.cli import templates_app  # `fixloop memory templates`: the front end composes the two
 
+    memory_app.add_typer(templates_app, name="templates")
     return memory_app
 
 

@@ -28,7 +28,7 @@ else:  # pragma: no cover
 from .core.model import Limits
 from .runner.listing import CopyRule
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
-from .strategies.names import CHOICES as STRATEGY_CHOICES
+from .core.strategies import CHOICES as STRATEGY_CHOICES
 
 
 @dataclass(frozen=True)

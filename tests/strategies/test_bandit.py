@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from fixloop.strategies.bandit import EXPLORE_SHARE, MIN_RUNS, Choice, Tally, choose, reward
-from fixloop.strategies.names import DEFAULT, STRATEGIES
+from fixloop.core.strategies import DEFAULT, STRATEGIES
 
 ALL = list(STRATEGIES)
 OFFLINE = ["memory-first", "mutation-first"]  # no key, no approved template

@@ -317,11 +317,3 @@ def _project(project: str) -> str:
 
     return project_name(str(Path(project).resolve())) if Path(project).is_dir() else project
 
-
-def _templates_app() -> typer.Typer:
-    from ..mined.cli import templates_app
-
-    return templates_app
-
-
-memory_app.add_typer(_templates_app(), name="templates")

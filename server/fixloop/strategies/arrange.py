@@ -17,7 +17,7 @@ from ..core.model import Attempt, Patch, Reflection, Usage
 from ..core.ports import CallLogging, Metered, Noting, ProposalContext, Proposer, Reflector
 from ..mined.proposer import MinedTemplateProposer
 from .bandit import LEAD_MAX
-from .names import DEFAULT, LEADS, STRATEGIES
+from ..core.strategies import DEFAULT, LEADS, STRATEGIES
 
 
 class _Stream:

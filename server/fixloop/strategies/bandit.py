@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .names import AUTO, DEFAULT, STRATEGIES
+from ..core.strategies import AUTO, DEFAULT, STRATEGIES
 
 MIN_RUNS = 5  # recorded runs of a strategy before its record may choose it
 EXPLORE_SHARE = 0.1  # runs that try the least-tried available strategy

@@ -1,4 +1,4 @@
-"""The strategies a run may use and the proposer each puts first. No imports: config.py reads these."""
+"""The strategies a run may use and the proposer each puts first (config.py checks a setting against them)."""
 
 from __future__ import annotations
 
