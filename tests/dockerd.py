@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from tests.backends import unavailable
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "docker_engine.sh"
@@ -73,7 +74,7 @@ def engine() -> Engine:
             except (RuntimeError, OSError, KeyError, subprocess.TimeoutExpired) as e:
                 _problem = str(e)
     if _engine is None:
-        pytest.skip(f"no private docker engine here: {_problem}")
+        unavailable("docker", f"no private docker engine: {_problem}")
     os.environ["DOCKER_HOST"] = _engine.host  # fixloop's client and every CLI the tests start find it there
     return _engine
 

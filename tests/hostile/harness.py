@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import pytest
 
 from fixloop.sandbox.backends import AUTO_ORDER
+from tests.backends import unavailable
 from tests import dockerd
 from tests.conftest import PYTHON
 
@@ -226,7 +227,7 @@ def run_fix(host: Host, backend: str, args: Sequence[str] = (), python: str | No
             break
     # (docker is given the socket's group: there a refusal is a failure, not a skip)
     if host.user == "nobody" and backend != "docker" and "does not work here" in done.stderr and backend in done.stderr:
-        pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
+        unavailable(backend, f"it does not start for an unprivileged user: {done.stderr.strip()[-300:]}")
     return Fixed(done.returncode, summary, done.stdout, done.stderr)
 
 
@@ -247,5 +248,5 @@ def backend(request: pytest.FixtureRequest) -> str:
         request.getfixturevalue("docker_engine")
     found, reason = probe(request.param)
     if found is None:
-        pytest.skip(f"{request.param} unavailable here: {reason}")
+        unavailable(request.param, reason)
     return str(request.param)

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 from .harness import REPO, Host, as_user, nobody_python, user_env
@@ -146,7 +147,7 @@ def test_a_fix_through_the_server_leaves_no_trace_and_keeps_the_users_sandbox(ho
     finally:
         server.close()
     if host.user == "nobody" and "does not work here" in str(finished.get("message")):
-        pytest.skip(f"{backend} does not start for an unprivileged user here: {finished.get('message')}")
+        unavailable(backend, f"it does not start for an unprivileged user: {finished.get('message')}")
     assert _imported(proof) == [], server.error_text()
     assert not (host.outside / "interpreter-ran").exists()
     assert host.evidence() == []

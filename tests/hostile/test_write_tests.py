@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 from .harness import BAIT_KEY, Host, as_user, nobody_python, user_env
@@ -51,7 +52,7 @@ def run_tests(host: Host, backend: str, spec: str) -> subprocess.CompletedProces
     done = subprocess.run(as_user(host, backend, argv), cwd=host.top, env=user_env(host, backend), capture_output=True,
                           text=True, timeout=300)
     if host.user == "nobody" and backend != "docker" and "does not work here" in done.stderr:
-        pytest.skip(f"{backend} does not start for an unprivileged user here: {done.stderr.strip()[-300:]}")
+        unavailable(backend, f"it does not start for an unprivileged user: {done.stderr.strip()[-300:]}")
     return done
 
 

@@ -17,6 +17,7 @@ from fixloop.mined.mine import mine
 from fixloop.mined.registry import approved, decide
 from fixloop.sandbox.select import probe
 from fixloop.session import FixSession
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 SHOP = {
@@ -58,7 +59,7 @@ def test_a_template_mined_in_two_projects_fixes_a_third_first(tmp_path: Path) ->
     if sandbox is None:
         sandbox, why = probe("landlock")
     if sandbox is None:
-        pytest.skip(f"no sandbox backend here: {why}")
+        unavailable("landlock", f"nor bwrap: {why}")
     uri = str(tmp_path / "memory")
     settings = dataclasses.replace(Settings(), offline=True, python=PYTHON,
                                    sandbox=dataclasses.replace(Settings().sandbox, backend=sandbox.name),

@@ -22,6 +22,7 @@ from fixloop.sandbox.plain import PlainSandbox
 from fixloop.sandbox.select import probe
 from fixloop.session import FixSession
 from fixloop.strategies.bandit import Choice
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 from tests.fakes import Candidate, ScriptedProposer
 
@@ -67,7 +68,7 @@ def _runner(root: Path, backend: str) -> PytestRunner:
     else:
         sandbox, reason = probe(backend)
         if sandbox is None:
-            pytest.skip(f"{backend} unavailable: {reason}")
+            unavailable(backend, reason)
     return PytestRunner.open(root, sandbox, Limits(test_timeout=60), python=PYTHON, warm_workers=0)
 
 

@@ -7,6 +7,7 @@ import pytest
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.select import probe
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 LIB = "def add(a, b):\n    return a - b\n"
@@ -30,7 +31,7 @@ def test_a_tampering_candidate_does_not_change_the_next_run(make_project, backen
     # Not "none": with no sandbox at all fixloop's runtime folder is the user's to write, like all their files.
     sandbox = probe(backend)[0]
     if sandbox is None:
-        pytest.skip(f"{backend} unavailable")
+        unavailable(backend)
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     runner = PytestRunner.open(root, sandbox, Limits(), python=PYTHON)
     try:

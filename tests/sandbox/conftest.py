@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from tests.backends import unavailable
 
 from fixloop.runner.interpreter import interpreter_paths
 from fixloop.sandbox.api import Policy, RunResult, RunTree, SandboxLimits
@@ -43,7 +44,7 @@ def sandbox(request: pytest.FixtureRequest) -> Any:
         request.getfixturevalue("docker_engine")
     backend, reason = probe(request.param)
     if backend is None:
-        pytest.skip(f"{request.param} unavailable here: {reason}")
+        unavailable(request.param, reason)
     return backend
 
 

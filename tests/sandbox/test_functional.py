@@ -17,6 +17,7 @@ from fixloop.runner.interpreter import interpreter_paths
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
 from fixloop.sandbox.select import choose
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 SUITE = textwrap.dedent('''
@@ -62,7 +63,7 @@ SUITE = textwrap.dedent('''
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_pytest_features_work_inside(backend: str, tmp_path: Path) -> None:
-    sandbox = choose(SandboxSettings(backend=backend)) if _works(backend) else pytest.skip(f"{backend} unavailable")
+    sandbox = choose(SandboxSettings(backend=backend)) if _works(backend) else unavailable(backend)
     ws = tmp_path / "ws"
     ws.mkdir()
     tmp_path.chmod(0o755)
@@ -86,7 +87,7 @@ def _works(name: str) -> bool:
 
 def test_runner_finds_results_through_the_default_sandbox(tmp_path: Path) -> None:
     if not _works("bwrap"):
-        pytest.skip("bwrap unavailable")
+        unavailable("bwrap")
     project = tmp_path / "proj"
     project.mkdir()
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.backends import unavailable
 
 from fixloop.config import SandboxSettings
 from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
@@ -77,7 +78,7 @@ def test_kill_all_ends_a_running_command(tmp_path: Path, backend: str) -> None:
     import threading
 
     if probe(backend)[0] is None:
-        pytest.skip(f"{backend} unavailable")
+        unavailable(backend)
     sandbox = choose(SandboxSettings(backend=backend))
     results = []
     t = threading.Thread(target=lambda: results.append(sandbox.run(
@@ -94,7 +95,7 @@ def test_kill_all_ends_a_running_command(tmp_path: Path, backend: str) -> None:
 
 def test_auto_picks_bwrap_here_and_caps_apply(tmp_path: Path) -> None:
     if probe("bwrap")[0] is None:
-        pytest.skip(f"bwrap unavailable: {probe('bwrap')[1]}")
+        unavailable("bwrap", probe("bwrap")[1])
     sandbox = choose(SandboxSettings(backend="auto", processes=20))
     assert isinstance(sandbox, Configured) and sandbox.name == "bwrap"
     result = sandbox.run(["grep", "Max processes", "/proc/self/limits"], RunTree(tmp_path), SandboxLimits(), Policy())
@@ -178,7 +179,7 @@ def _python_policy() -> Policy:
 def test_the_report_pipe_is_read_with_a_cap_and_not_held_open_by_an_orphan(tmp_path: Path, backend: str) -> None:
     sandbox = PlainSandbox() if backend == "none" else probe(backend)[0]
     if sandbox is None:
-        pytest.skip(f"{backend} unavailable")
+        unavailable(backend)
     code = textwrap.dedent("""
         import os, time
         fd = int(os.environ["FIXLOOP_REPORT_FD"])
@@ -199,7 +200,7 @@ def test_the_report_pipe_is_read_with_a_cap_and_not_held_open_by_an_orphan(tmp_p
 def test_every_run_dir_is_private_and_removed(tmp_path: Path, backend: str) -> None:
     sandbox = PlainSandbox() if backend == "none" else probe(backend)[0]
     if sandbox is None:
-        pytest.skip(f"{backend} unavailable")
+        unavailable(backend)
     (tmp_path / "mod.py").write_text("x = 1\n")
     code = "import os, stat; print(oct(stat.S_IMODE(os.stat('.').st_mode)), os.getcwd())"
     result = sandbox.run([sys.executable, "-c", code], RunTree(tmp_path, {"new/f.py": b"y = 2\n"}),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.backends import unavailable
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE.parents[1] / "server"
@@ -50,7 +51,7 @@ def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     if "skip" in data:
-        pytest.skip(f"{request.param} does not start for an unprivileged user here: {data['skip']}")
+        unavailable(request.param, f"it does not start for an unprivileged user: {data['skip']}")
     return data
 
 

@@ -11,13 +11,14 @@ from fixloop.config import SandboxSettings
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.runner.pytest_runner import PytestRunner
 from fixloop.sandbox.select import choose, probe
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_restoring_after_a_run_never_writes_through_a_planted_symlink(tmp_path: Path, backend: str) -> None:
     if probe(backend)[0] is None:
-        pytest.skip(f"{backend} unavailable")
+        unavailable(backend)
     outside = tmp_path / "outside"
     outside.mkdir()
     project = tmp_path / "proj"
