@@ -2,9 +2,12 @@
 fresh pytest per candidate) and whole fixes of the README's demo project.
 
     DOCKER_HOST=unix://... PYTHONPATH=server python bench/docker_vs_bwrap.py [--bug binary_search] [-n 12] [--fixes 3]
+        [--smoke]
 
 `bash scripts/docker_engine.sh start && bash scripts/docker_engine.sh image` gives an engine and its image. The
-backends alternate within each round so that machine load hits both alike; prints medians.
+backends alternate within each round so that machine load hits both alike; prints medians. `--smoke`: 2 candidates
+(on an interpreter with pytest only unless `--python` says otherwise) and one fix per backend, to prove the bench
+still runs.
 """
 
 from __future__ import annotations
@@ -98,13 +101,25 @@ def fixes(rounds: int) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process, a minute over a smoke run."""
+    sys.path.insert(0, str(REPO))
+    from tests.project_python import project_python
+    return project_python()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bug", default="binary_search")
     ap.add_argument("-n", type=int, default=12)
     ap.add_argument("--fixes", type=int, default=3)
-    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--python", default=None, help="default: this one; pytest only with --smoke")
+    ap.add_argument("--smoke", action="store_true", help="2 candidates, 1 fix per backend: proves the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.n, args.fixes = 2, 1
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     workspace = BUGS / args.bug
     patches, targets = candidates(workspace, args.python, args.n)
     per_candidate = validation(workspace, args.python, patches, targets)

@@ -16,7 +16,10 @@ test), not a real model's judgement; it writes no repairs, so the fixes come fro
 `--model both` runs each case both ways and prints the two rows side by side.
 
     PYTHONPATH=server python bench/goal_corpus.py [--model offline|scripted|both] [--cases NAME ...]
-        [--sandbox auto|bwrap|landlock|none]
+        [--sandbox auto|bwrap|landlock|none] [--smoke]
+
+`--smoke` runs one case both ways, on an interpreter with pytest only unless `--python` says otherwise, to prove
+the bench still runs.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ FAKE_KEY = "fake-key-not-real"  # the scripted server checks none; no real key i
 
 BUGS = Path(__file__).resolve().parent / "goal_bugs"
 HIDDEN, META = "hidden_check.py", "goal.toml"
+SMOKE_CASE = "adult"
 
 
 @dataclass
@@ -56,6 +60,15 @@ class Result:
     origin: str = ""  # who wrote the accepted test ("model", or the offline author's "docstring", "goal-text"...)
     calls: int = 0  # requests the scripted server answered for this case
     repair_calls: int = 0  # of those, the repair model's (plan, candidates, reflections)
+    status: str = ""  # the session's end (`error`: the run itself failed, not the goal)
+
+
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(ROOT))
+    from tests.project_python import project_python
+    return project_python()
 
 
 def _passes_on_reference(bug: Path, test_path: str, test_source: str, python: str, tmp: Path) -> bool:
@@ -112,7 +125,8 @@ def run_one(bug: Path, python: str, sandbox: str, wall: float, model_url: str = 
         notes = getattr(session.author, "notes", [])
         if notes:
             detail += f" | note: {notes[0][:60]}"
-        return Result(bug.name, test_ok, fixed, seconds, detail, origin=p.test.origin if p else "")
+        return Result(bug.name, test_ok, fixed, seconds, detail, origin=p.test.origin if p else "",
+                      status=outcome.status.value)
 
 
 def _summary(label: str, results: list[Result], seconds: float, sandbox: str) -> str:
@@ -133,10 +147,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", "--cases", dest="only", nargs="*", default=None)
     ap.add_argument("--model", choices=("offline", "scripted", "both"), default="offline")
-    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--python", default=None, help="default: this one; pytest only with --smoke")
     ap.add_argument("--sandbox", default="auto")
     ap.add_argument("--wall", type=float, default=120.0)
+    ap.add_argument("--smoke", action="store_true", help=f"one case ({SMOKE_CASE}), offline and scripted")
     args = ap.parse_args()
+    if args.smoke:
+        args.only, args.model = [SMOKE_CASE], "both"
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     bugs = sorted(p for p in BUGS.iterdir() if (p / META).exists() and (not args.only or p.name in args.only))
     modes = ("offline", "scripted") if args.model == "both" else (args.model,)
     results: dict[str, list[Result]] = {m: [] for m in modes}
@@ -167,6 +185,9 @@ def main() -> None:
     print()
     for mode in modes:
         print(_summary(mode, results[mode], spent[mode], args.sandbox))
+    errored = [f"{r.name} ({mode}): {r.detail}" for mode in modes for r in results[mode] if r.status == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + "; ".join(errored))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,10 @@ the first with the memory.
 memory's templates are mined and approved as a user would (`fixloop memory templates approve`), and the
 third project's bugs are fixed with them (`template` runs in the table).
 
-    PYTHONPATH=server python bench/learning_sequence.py [--seed 0] [--json] [--python PY] [--templates]
+    PYTHONPATH=server python bench/learning_sequence.py [--seed 0] [--json] [--python PY] [--templates] [--smoke]
+
+`--smoke` runs the first bug of each project (a third each), both ways, on an interpreter with pytest only
+unless `--python` says otherwise, to prove the bench still runs.
 """
 
 from __future__ import annotations
@@ -60,6 +63,14 @@ class Run:
 
 def sequence() -> list[dict[str, str]]:
     return list(tomllib.loads((BUGS / "sequence.toml").read_text())["bug"])
+
+
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(ROOT))
+    from tests.project_python import project_python
+    return project_python()
 
 
 def buggy_copy(bug: dict[str, str], where: Path, hidden: bool) -> Path:
@@ -128,10 +139,11 @@ def third_ratio(runs: list[Run]) -> float:
     return a / b if b else float("inf")
 
 
-def approve_templates(memory: Path) -> Callable[[int], None]:
-    """Before the third project: mine and approve the memory's templates as a user would (product CLI)."""
+def approve_templates(memory: Path, third: int) -> Callable[[int], None]:
+    """Before the third project (bug `third`): mine and approve the memory's templates as a user would (product
+    CLI)."""
     def step(i: int) -> None:
-        if i != 8:
+        if i != third:
             return
         fixloop = [sys.executable, "-m", "fixloop"]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
@@ -158,19 +170,26 @@ def approve_templates(memory: Path) -> Callable[[int], None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="bug i runs with seed SEED + i")
-    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the bugs' tests")
+    parser.add_argument("--python", default=None,
+                        help="the interpreter that runs the bugs' tests (default: this one; pytest only with --smoke)")
     parser.add_argument("--templates", action="store_true", help="mine and approve templates before project 3")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="the first bug of each project only")
     args = parser.parse_args()
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     bugs = sequence()
+    if args.smoke:
+        bugs = [b for i, b in enumerate(bugs) if i == 0 or bugs[i - 1]["project"] != b["project"]]
+    third_project = next(i for i, b in enumerate(bugs) if b["project"] == bugs[-1]["project"])
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-learning-") as tmp:
         scratch = Path(tmp)
         os.environ["XDG_DATA_HOME"] = str(scratch / "data")  # the history's project list stays in the temp dir
         memory = scratch / "memory"
         base = {"python": args.python, "offline": True}
+        between = approve_templates(memory, third_project) if args.templates else lambda i: None
         with_memory = run_sequence(bugs, {**base, "memory": {"uri": str(memory)}}, scratch, args.seed, args.python,
-                                   "memory", approve_templates(memory) if args.templates else lambda i: None)
+                                   "memory", between)
         without = run_sequence(bugs, {**base, "memory": {"enabled": False}}, scratch, args.seed, args.python,
                                "no memory")
     elapsed = time.monotonic() - started
@@ -197,6 +216,9 @@ def main() -> None:
     if args.json:
         print(json.dumps({"memory": [dataclasses.asdict(r) for r in with_memory],
                           "no_memory": [dataclasses.asdict(r) for r in without]}))
+    errored = [r.bug for r in with_memory + without if r.status == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + ", ".join(errored))
 
 
 if __name__ == "__main__":

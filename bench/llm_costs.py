@@ -7,11 +7,14 @@ Scenarios, measured side by side in one run with the real SDK, the real loop and
   (no breaker)      the same model with the breaker off: it runs until the token budget stops it
   exact repeat      a model that proposes the same patch again: caught before it is run
 
-Usage: python bench/llm_costs.py   (from the repository root; about a minute on a quiet 2-core machine)
+Usage: python bench/llm_costs.py [--smoke]   (from the repository root; about a minute on a quiet 2-core machine;
+`--smoke`: a token budget of 8,000, not 20,000, so the run without the breaker stops sooner, and the offline
+bug's tests on the interpreter with pytest only that the scripted scenarios use)
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import sys
@@ -27,6 +30,7 @@ for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
 from fixloop.config import LLMSettings, Settings  # noqa: E402
 from fixloop.core.model import Limits, Outcome  # noqa: E402
 from fixloop.session import FixSession  # noqa: E402
+from tests.conftest import PYTHON  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.llm.harness import llm_proposer, run_loop  # noqa: E402
 from tests.llm.scripted import AVERAGE_PROJECT, RIGHT, ScriptedModel, always, wrong, write_project  # noqa: E402
@@ -45,10 +49,10 @@ def row(name: str, out: Outcome, seconds: float, requests: int) -> dict[str, obj
             "wall_s": seconds, "message": out.message[:70]}
 
 
-def offline_fixable(tmp: Path) -> dict[str, object]:
+def offline_fixable(tmp: Path, python: str) -> dict[str, object]:
     with FakeAnthropic() as fake:
         root = write_project(tmp / "offline", OFFLINE_FIXABLE)
-        settings = Settings(python=sys.executable, llm=LLMSettings(base_url=fake.url, api_key="bench-key",
+        settings = Settings(python=python, llm=LLMSettings(base_url=fake.url, api_key="bench-key",
                                                                    model="fake-model", max_retries=0))
         t0 = time.monotonic()
         out = FixSession(root, settings).run()
@@ -64,12 +68,16 @@ def scripted(tmp: Path, name: str, model: ScriptedModel, limits: Limits) -> dict
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="a smaller token budget: proves the bench runs")
+    args = parser.parse_args()
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        rows.append(offline_fixable(tmp))
+        rows.append(offline_fixable(tmp, PYTHON if args.smoke else sys.executable))
         rows.append(scripted(tmp, "model fix (2nd attempt)", ScriptedModel([wrong(1), RIGHT]), Limits()))
-        budget = Limits(max_tokens=20_000, breaker_repeats=3)
+        # The breaker stops its run at about 5,700 tokens: a budget above that keeps the comparison.
+        budget = Limits(max_tokens=8_000 if args.smoke else 20_000, breaker_repeats=3)
         rows.append(scripted(tmp, "same failure + breaker", ScriptedModel(wrong(k) for k in range(1, 1000)), budget))
         no_breaker = dataclasses.replace(budget, breaker_repeats=10_000)
         rows.append(scripted(tmp, "same failure, no breaker", ScriptedModel(wrong(k) for k in range(1, 1000)),
@@ -90,6 +98,9 @@ def main() -> None:
           f"model ran {without['candidates']} candidates / {without['tokens']} tokens until the budget "
           f"({int(without['tokens']) / max(1, int(with_b['tokens'])):.1f}x the tokens)")
     print(f"exact repeat: {rows[4]['candidates']} candidate run, then stopped before re-running the same patch")
+    errored = [f"{r['scenario']}: {r['message']}" for r in rows if r["status"] == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + "; ".join(errored))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ index, then:
   6. what the editor asks of the graph: entity warnings for a file, a hover, the localization prior.
 Prints p50/p95 wall and CPU milliseconds (target: recall p95 < 10 ms).
 
-    PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300] [--keep DIR]
+    PYTHONPATH=server python bench/memory_graph.py [--rows 100000] [--modules 300] [--keep DIR] [--smoke]
+
+`--smoke`: 2,000 rows, 20 modules, 5 queries, one round, to prove the bench still runs.
 """
 
 from __future__ import annotations
@@ -111,7 +113,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=4, help="interleaved passes over the queries")
     parser.add_argument("--keep", type=Path, help="a store folder to fill once and reuse on later runs")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:  # 20 modules: the editor's lookups read pkg1/mod3.py
+        args.rows, args.modules, args.queries, args.rounds = 2000, 20, 5, 1
     rng = random.Random(42)
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-graph-") as tmp:
         ws = Path(tmp) / "ws"

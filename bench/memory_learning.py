@@ -11,6 +11,9 @@ Prints per pair and overall: candidates cold, warm min / median / max, the worst
 Goal: warm never above cold + 10% in any repetition; overall median at least 5x fewer.
 
     PYTHONPATH=server python bench/memory_learning.py [--reps 10] [--jobs 2] [--pairs threshold,decoy] [--json]
+        [--smoke]
+
+`--smoke`: one pair (threshold), one warm run, on an interpreter with pytest only, to prove the bench still runs.
 """
 
 from __future__ import annotations
@@ -47,10 +50,10 @@ class Run:
     seed: int
 
 
-def fix(project: Path, memory_uri: Path, scratch: Path, seed: int) -> Run:
+def fix(project: Path, memory_uri: Path, scratch: Path, seed: int, python: str) -> Run:
     work = scratch / f"{project.parent.name}-{project.name}-{time.monotonic_ns()}"
     shutil.copytree(project, work)
-    settings = dataclasses.replace(Settings(), offline=True, memory=MemorySettings(uri=str(memory_uri)))
+    settings = dataclasses.replace(Settings(), offline=True, memory=MemorySettings(uri=str(memory_uri)), python=python)
     started = time.monotonic()
     outcome: Outcome = FixSession(work, settings, seed=seed).run()
     order = [f"{a.patch.proposer}/{a.patch.operator}" for a in outcome.attempts]
@@ -58,20 +61,29 @@ def fix(project: Path, memory_uri: Path, scratch: Path, seed: int) -> Run:
                f"{outcome.patch.proposer}/{outcome.patch.operator}" if outcome.patch else "-", order, seed)
 
 
-def run_pair(cls: str, reps: int, cold_reps: int, scratch: Path) -> dict[str, list[Run]]:
-    """`a` once, `b` cold, then `b` warm once per seed; in its own process when --jobs > 1."""
+def run_pair(cls: str, reps: int, cold_reps: int, scratch: Path, python: str = "") -> dict[str, list[Run]]:
+    """`a` once, `b` cold, then `b` warm once per seed; in its own process when --jobs > 1. `python`: the
+    projects' interpreter ('': the one fixloop finds, as for a user)."""
     started = time.monotonic()
     learned = scratch / f"memory-{cls}"
-    first = fix(PAIRS / cls / "a", learned, scratch, seed=0)
-    cold = [fix(PAIRS / cls / "b", scratch / f"empty-{cls}-{i}", scratch, seed=1000 + i) for i in range(cold_reps)]
+    first = fix(PAIRS / cls / "a", learned, scratch, 0, python)
+    cold = [fix(PAIRS / cls / "b", scratch / f"empty-{cls}-{i}", scratch, 1000 + i, python) for i in range(cold_reps)]
     warm = []
     for seed in range(reps):
         copy = scratch / f"warm-{cls}-{seed}"  # each repetition learns only from `a`
         shutil.copytree(learned, copy)
-        warm.append(fix(PAIRS / cls / "b", copy, scratch, seed=seed))
+        warm.append(fix(PAIRS / cls / "b", copy, scratch, seed, python))
     print(f"{cls}: a {first.candidates}, cold {[r.candidates for r in cold]}, "
           f"warm {[r.candidates for r in warm]} ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
     return {"first": [first], "cold": cold, "warm": warm}
+
+
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(ROOT))
+    from tests.project_python import project_python
+    return project_python()
 
 
 def main() -> None:
@@ -81,7 +93,10 @@ def main() -> None:
     parser.add_argument("--cold-reps", type=int, default=1, help="cold runs per pair (the order is seed-free)")
     parser.add_argument("--jobs", type=int, default=1, help="pairs run side by side, one process each")
     parser.add_argument("--json", action="store_true", help="print every run as JSON too")
+    parser.add_argument("--smoke", action="store_true", help="one pair, one warm run: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.pairs, args.reps, args.cold_reps, args.jobs = "threshold", 1, 1, 1
     classes = sorted(p.name for p in PAIRS.iterdir() if (p / "a").is_dir() and (p / "b").is_dir())
     if args.pairs:
         classes = [c for c in classes if c in args.pairs.split(",")]
@@ -91,8 +106,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-memory-") as tmp:
         scratch = Path(tmp)
         if args.jobs <= 1:
+            python = lean_python() if args.smoke else ""
             for cls in classes:
-                results[cls] = run_pair(cls, args.reps, args.cold_reps, scratch)
+                results[cls] = run_pair(cls, args.reps, args.cold_reps, scratch, python)
         else:
             context = multiprocessing.get_context("spawn")  # no lock or thread of this process is inherited
             with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
@@ -137,6 +153,9 @@ def main() -> None:
     print(f"wall time: {elapsed:.0f} s for {len(results) * (1 + args.cold_reps + args.reps)} runs")
     if args.json:
         print(json.dumps({c: {k: [dataclasses.asdict(x) for x in v] for k, v in r.items()} for c, r in results.items()}))
+    errored = [f"{c} {k}" for c, r in results.items() for k, v in r.items() for x in v if x.status == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + ", ".join(errored))
 
 
 if __name__ == "__main__":

@@ -4,11 +4,15 @@ Pairs of bugs the offline engine cannot fix (a wrong separator literal) in diffe
 (scripted: wrong once, then right) fixes `a`; then `b` is fixed with an empty memory and with the
 memory `a` left. Prints LLM calls, tokens and candidate evaluations side by side.
 
-    python bench/memory_llm.py   (from the repository root)
+    python bench/memory_llm.py [--smoke]   (from the repository root)
+
+`--smoke`: the first pair only, on an interpreter with pytest only, with the model asked before the offline
+engine (`llm.first`: the engine's futile search takes 20-30 s a run), to prove the bench still runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import shutil
@@ -66,27 +70,41 @@ PAIRS = {
 }
 
 
-def fix(files: dict[str, str], edits: list, memory: Path, scratch: Path) -> dict[str, object]:
+def fix(files: dict[str, str], edits: list, memory: Path, scratch: Path, python: str,
+        first: bool = False) -> dict[str, object]:
     root = write_project(scratch / f"p-{time.monotonic_ns()}", files)
     with FakeAnthropic() as fake:
         fake.fallback = ScriptedModel(list(edits))
-        settings = Settings(python=sys.executable, memory=MemorySettings(uri=str(memory)),
-                            llm=LLMSettings(base_url=fake.url, api_key="bench-key", model="fake-model", max_retries=0))
+        settings = Settings(python=python, memory=MemorySettings(uri=str(memory)),
+                            llm=LLMSettings(base_url=fake.url, api_key="bench-key", model="fake-model", max_retries=0,
+                                            first=first))
         out = FixSession(root, settings).run()
         return {"status": out.status.value, "candidates": out.candidates_evaluated, "llm_calls": out.usage.llm_calls,
                 "tokens": out.usage.tokens, "requests": len(fake.requests),
                 "by": f"{out.patch.proposer}/{out.patch.operator}" if out.patch else "-"}
 
 
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    from tests.project_python import project_python
+    return project_python()
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="the first pair only: proves the bench runs")
+    args = parser.parse_args()
+    pairs = dict(list(PAIRS.items())[:1]) if args.smoke else PAIRS
+    python = lean_python() if args.smoke else sys.executable
     rows = {}
     with tempfile.TemporaryDirectory(prefix="fixloop-bench-memory-llm-") as tmp:
         scratch = Path(tmp)
-        for name, pair in PAIRS.items():
+        for name, pair in pairs.items():
             learned = scratch / f"memory-{name}"
-            first = fix(*pair["a"], learned, scratch)
-            empty = fix(*pair["b"], scratch / f"empty-{name}", scratch)
-            memory = fix(*pair["b"], learned, scratch)
+            first = fix(*pair["a"], learned, scratch, python, args.smoke)
+            empty = fix(*pair["b"], scratch / f"empty-{name}", scratch, python, args.smoke)
+            memory = fix(*pair["b"], learned, scratch, python, args.smoke)
             rows[name] = (first, empty, memory)
             print(f"{name}: done", file=sys.stderr, flush=True)
     print(f"{'pair':12} {'a: calls':>8} | {'b empty: calls':>14} {'cands':>5} {'tokens':>7} | "
@@ -101,6 +119,9 @@ def main() -> None:
     print(f"\nLLM calls, second bug: {calls_e} with an empty memory vs {calls_m} with memory "
           f"({'all avoided' if calls_m == 0 else f'{calls_e / calls_m:.1f}x fewer'})")
     print(f"candidate evaluations, second bug: {cand_e} vs {cand_m} ({cand_e / max(cand_m, 1):.1f}x fewer)")
+    errored = [name for name, runs in rows.items() for r in runs if r["status"] == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + ", ".join(errored))
 
 
 if __name__ == "__main__":

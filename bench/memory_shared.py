@@ -7,7 +7,9 @@ are recomputed on B); B's cache is compacted and indexed as `fixloop memory comp
 `recall()` is timed on a private store holding the same rows and on B's cache: cold (the first
 lookup on a new connection, as a new process makes it; the OS file cache is warm) and warm.
 
-    PYTHONPATH=server python bench/memory_shared.py [--sizes 10000 100000] [--queries 200]
+    PYTHONPATH=server python bench/memory_shared.py [--sizes 10000 100000] [--queries 200] [--smoke]
+
+`--smoke`: 2,000 rows and 10 queries, to prove the bench still runs.
 """
 
 from __future__ import annotations
@@ -118,7 +120,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.queries = [2000], 10
     server = S3Server()
     os.environ.update(server.env())
     lines: list[str] = []

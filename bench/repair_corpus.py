@@ -5,7 +5,10 @@ fix (if any) is applied to a second copy where the hidden check then runs. Print
 plausible but wrong / not fixed, the median and p90 time to a fix, and candidates per fix, per class
 of bug (`class = "..."` in the case's bench.toml; `one-token` without one) and in total.
 
-    PYTHONPATH=server python bench/repair_corpus.py [--only NAME ...] [--jobs 2]
+    PYTHONPATH=server python bench/repair_corpus.py [--only NAME ...] [--jobs 2] [--smoke]
+
+`--smoke` runs one bug (SMOKE_BUG), on an interpreter with pytest only unless `--python` says otherwise, to prove
+the bench still runs.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from fixloop.session import FixSession
 BUGS = Path(__file__).resolve().parent / "bugs"
 HIDDEN = "hidden_check.py"
 META = "bench.toml"  # the case's class: for the report, never shown to the engine
+SMOKE_BUG = "clamp"
 CLASSES = ("one-token", "operand-order", "aug-assign", "two-edits", "missing-statement", "wrong-expression",
            "call-arguments", "condition", "hanging")
 
@@ -42,6 +46,7 @@ class Result:
     plausible: int
     detail: str = ""
     kind: str = "one-token"
+    status: str = ""  # the session's end (`error`: the run itself failed, not the repair)
 
 
 def bug_class(bug: Path) -> str:
@@ -64,7 +69,7 @@ def run_one(bug: Path, python: str, max_candidates: int, wall: float) -> Result:
         seconds = time.monotonic() - started
         if outcome.status is not Status.FIXED or outcome.patch is None:
             return Result(bug.name, "not_fixed", seconds, outcome.candidates_evaluated, outcome.plausible,
-                          f"{outcome.status.value}: {outcome.message[:80]}")
+                          f"{outcome.status.value}: {outcome.message[:80]}", status=outcome.status.value)
         check = Path(tmp) / "check"
         shutil.copytree(bug, check, ignore=shutil.ignore_patterns("__pycache__", ".fixloop"))
         for change in outcome.patch.changes:
@@ -72,17 +77,29 @@ def run_one(bug: Path, python: str, max_candidates: int, wall: float) -> Result:
         proc = subprocess.run([python, HIDDEN], cwd=check, capture_output=True, text=True, timeout=120)
         verdict = "correct" if proc.returncode == 0 else "wrong"
         return Result(bug.name, verdict, seconds, outcome.candidates_evaluated, outcome.plausible,
-                      f"{outcome.patch.operator}: {outcome.patch.summary[:70]}")
+                      f"{outcome.patch.operator}: {outcome.patch.summary[:70]}", status=outcome.status.value)
+
+
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(BUGS.parents[1]))
+    from tests.project_python import project_python
+    return project_python()
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*", default=None)
-    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--python", default=None, help="default: this one; pytest only with --smoke")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--max-candidates", type=int, default=300)
     ap.add_argument("--wall", type=float, default=60.0)
+    ap.add_argument("--smoke", action="store_true", help=f"one bug ({SMOKE_BUG}): proves the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.only = [SMOKE_BUG]
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     bugs = sorted(p for p in BUGS.iterdir() if (p / HIDDEN).exists() and (not args.only or p.name in args.only))
     started = time.monotonic()
     def one(bug: Path) -> Result:
@@ -103,6 +120,9 @@ def main() -> None:
         print(summary_row(kind, [r for r in results if r.kind == kind]))
     print(summary_row("total", results))
     print(f"total wall time: {time.monotonic() - started:.0f}s (jobs={args.jobs}); LLM calls: 0 (offline)")
+    errored = [r.name for r in results if r.status == "error"]
+    if args.smoke and errored:
+        sys.exit("runs that errored: " + ", ".join(errored))
 
 
 def summary_row(label: str, results: list[Result]) -> str:

@@ -3,7 +3,10 @@
 The same candidates (the offline engine's first N for a corpus bug) are screened both ways, side by
 side in one run, with one and with two lanes; the verdicts (targets pass or not) must agree.
 
-    PYTHONPATH=server python bench/repair_validation.py [--bug binary_search] [-n 24]
+    PYTHONPATH=server python bench/repair_validation.py [--bug binary_search] [-n 24] [--smoke]
+
+`--smoke`: 4 candidates, on an interpreter with pytest only unless `--python` says otherwise, to prove the bench
+still runs (and that the verdicts agree).
 """
 
 from __future__ import annotations
@@ -56,12 +59,24 @@ def lanes(run: Callable[[Patch], TestReport], patches: list[Patch], width: int) 
     return time.monotonic() - started, [r for r in reports if r is not None]
 
 
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(BUGS.parents[1]))
+    from tests.project_python import project_python
+    return project_python()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bug", default="binary_search")
     ap.add_argument("-n", type=int, default=24)
-    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--python", default=None, help="default: this one; pytest only with --smoke")
+    ap.add_argument("--smoke", action="store_true", help="4 candidates: proves the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.n = 4
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     workspace = BUGS / args.bug
     limits = Limits(test_timeout=60, per_test_timeout=10)
     warm = PytestRunner.open(workspace, PlainSandbox(), limits, args.python, warm_workers=2)
@@ -107,6 +122,8 @@ def main() -> None:
         warm.close()
         for c in cold:
             c.close()
+    if args.smoke and not all(agree for *_, agree in rows):
+        sys.exit("the warm workers' verdicts differ from a fresh pytest's")
 
 
 if __name__ == "__main__":

@@ -4,11 +4,12 @@ Prints medians (ms) of: a tree-sitter parse alone; the rules on an already parse
 tree-sitter query that only collects every call (what a query-based engine would start from); a full
 rule scan (parse + rules); an incremental re-scan after a one-line edit (tree.edit + re-parse +
 re-scan of the touched statement); and bandit in process; then the ratios.
-Run: python bench/safety_speed.py
+Run: python bench/safety_speed.py [--smoke]   (`--smoke`: 500- and 1,000-line files, 3 repeats: proves it still runs)
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -64,6 +65,11 @@ def incremental_ms(text: str, repeat: int) -> tuple[float, float]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])  # `parser` is tree-sitter's
+    ap.add_argument("--smoke", action="store_true", help="smaller files, fewer repeats: proves the bench runs")
+    args = ap.parse_args()
+    # (sizes, repeats, incremental repeats, bandit repeats); incremental needs 2 to compare with a full scan
+    sizes, repeat, incr_repeat, bandit_repeat = ((2000, 5000), 3, 4, 1) if args.smoke else ((2000, 5000), 21, 41, 3)
     t0 = time.perf_counter()
     bandit_scan.scan_text("x = 1\n", "warmup.py")
     print(f"bandit import + first scan: {(time.perf_counter() - t0) * 1000:.0f} ms wall (once per process)")
@@ -71,16 +77,16 @@ def main() -> None:
     print(f"{'lines':>6} {'parse':>12} {'rules only':>12} {'call query':>12} {'full scan':>12}"
           f" {'incremental':>12} {'bandit':>13} {'findings':>9} {'full/incr':>10} {'bandit/full':>12}")
     calls = Query(language(), "(call) @call")
-    for n in (2000, 5000):
+    for n in sizes:
         text = generate(n)
         src = encode(text)
-        parse = median_ms(lambda: parser().parse(src), 21)
+        parse = median_ms(lambda: parser().parse(src), repeat)
         root = parser().parse(src).root_node
-        rules_only = median_ms(lambda: Matcher(src, root, collect(root, src), "pkg/generated.py", False).scan(), 21)
-        query = median_ms(lambda: QueryCursor(calls).captures(root), 21)
-        full = median_ms(lambda: scan(text, "pkg/generated.py"), 21)
-        incr = incremental_ms(text, 41)
-        bandit = median_ms(lambda: bandit_scan.scan_text(text, "pkg/generated.py"), 3)
+        rules_only = median_ms(lambda: Matcher(src, root, collect(root, src), "pkg/generated.py", False).scan(), repeat)
+        query = median_ms(lambda: QueryCursor(calls).captures(root), repeat)
+        full = median_ms(lambda: scan(text, "pkg/generated.py"), repeat)
+        incr = incremental_ms(text, incr_repeat)
+        bandit = median_ms(lambda: bandit_scan.scan_text(text, "pkg/generated.py"), bandit_repeat)
         findings = len(scan(text, "pkg/generated.py"))
         cell = lambda m: f"{m[0]:.1f}/{m[1]:.1f}"  # noqa: E731
         print(f"{text.count(chr(10)):>6} {cell(parse):>12} {cell(rules_only):>12} {cell(query):>12} {cell(full):>12}"

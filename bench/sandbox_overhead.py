@@ -1,10 +1,10 @@
 """Per-run overhead of each working sandbox backend against a plain subprocess, measured side by side.
 
-    PYTHONPATH=server python bench/sandbox_overhead.py [--runs 30] [--pytest-runs 8]
+    PYTHONPATH=server python bench/sandbox_overhead.py [--runs 30] [--pytest-runs 8] [--smoke]
 
 Two workloads: `python -c pass` and a 20-test pytest run, each on a fresh copy of a one-file tree. Backends are interleaved within each round so
 machine load hits all of them alike. Prints medians and the added milliseconds per run (target for
-bwrap: at most 30 ms).
+bwrap: at most 30 ms). `--smoke`: 3 and 1 rounds, to prove the bench still runs.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--pytest-runs", type=int, default=8)
+    parser.add_argument("--smoke", action="store_true", help="3 and 1 rounds: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.pytest_runs = 3, 1
     py = sys.executable
     policy = Policy(read_only=interpreter_paths(py), env={"PATH": f"{Path(py).parent}:/usr/bin:/bin", **ENV})
     runners: dict[str, Callable[[list[str], Path], None]] = {"subprocess": plain}

@@ -1,9 +1,11 @@
 """The README demo, timed: copy, baseline, localization, candidates, and the ratio to one plain pytest run.
 
-Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3] [--python PATH]
+Run: .venv/bin/python bench/spine_demo.py [--sandbox auto|none] [--repeat 3] [--python PATH] [--smoke]
 
 `--python` is the interpreter of both the plain run and the fix (default: this one, which carries the dev
 environment's pytest plugins, each loaded by every pytest process; a project's own virtualenv usually has fewer).
+`--smoke`: one repetition, on an interpreter with pytest only unless `--python` says otherwise, to prove the bench
+still runs.
 """
 
 from __future__ import annotations
@@ -25,12 +27,24 @@ from fixloop.config import load  # noqa: E402
 from fixloop.session import FixSession  # noqa: E402
 
 
+def lean_python() -> str:
+    """The tests' interpreter with pytest only (tests/project_python.py, built once under .cache/): the dev
+    environment's plugins cost about 1.5 s in every pytest process a fix starts, a minute over a smoke run."""
+    sys.path.insert(0, str(REPO))
+    from tests.project_python import project_python
+    return project_python()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sandbox", default="auto")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--python", default=None, help="default: this one; pytest only with --smoke")
+    parser.add_argument("--smoke", action="store_true", help="one repetition: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.repeat = 1
+    args.python = args.python or (lean_python() if args.smoke else sys.executable)
     rows: list[dict[str, float]] = []
     plain: list[float] = []
     for _ in range(args.repeat):

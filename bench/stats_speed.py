@@ -6,7 +6,8 @@ fresh `fixloop stats --json` process, start-up included), the in-process load + 
 
 The runs are written in the run log's format (tests/history/synth.py): varied statuses, candidates, model
 calls, safety refusals and decisions. Prints medians of 5 (cold: 1, since the first read fills the cache).
-Run: python bench/stats_speed.py [--runs 10000]
+Run: python bench/stats_speed.py [--runs 10000] [--smoke]   (`--smoke`: 20 vs 200 runs, one timing each: proves it
+still runs)
 """
 
 from __future__ import annotations
@@ -57,16 +58,16 @@ def fingerprint(project: Path) -> float:
     return time.perf_counter() - t0
 
 
-def measure(project: Path, data: Path) -> dict[str, float]:
+def measure(project: Path, data: Path, repeat: int) -> dict[str, float]:
     shutil.rmtree(data / "fixloop" / "history", ignore_errors=True)
     cold, k = command(project, data)
-    warm = statistics.median(command(project, data)[0] for _ in range(5))
+    warm = statistics.median(command(project, data)[0] for _ in range(repeat))
     shutil.rmtree(data / "fixloop" / "history", ignore_errors=True)
     cold_in = in_process(project, data)
-    warm_in = statistics.median(in_process(project, data) for _ in range(5))
-    stat_only = statistics.median(fingerprint(project) for _ in range(5))
+    warm_in = statistics.median(in_process(project, data) for _ in range(repeat))
+    stat_only = statistics.median(fingerprint(project) for _ in range(repeat))
     start_up = statistics.median(
-        _time([sys.executable, "-m", "fixloop", "version"]) for _ in range(5))
+        _time([sys.executable, "-m", "fixloop", "version"]) for _ in range(repeat))
     return {"runs": k["runs"], "cold": cold, "warm": warm, "cold_in": cold_in, "warm_in": warm_in,
             "start_up": start_up, "stat_only": stat_only}
 
@@ -80,7 +81,11 @@ def _time(argv: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--smoke", action="store_true", help="200 runs, one timing each: proves the bench runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs = 200
+    repeat = 1 if args.smoke else 5
     base = Path(tempfile.mkdtemp(prefix="fixloop-stats-bench-"))
     try:
         small, large, data = base / "small", base / "large", base / "data"
@@ -89,7 +94,7 @@ def main() -> None:
         bulk(large, args.runs)
         print(f"wrote {args.runs // 10 + args.runs} run folders in {time.perf_counter() - t0:.1f} s "
               f"(load average {os.getloadavg()[0]:.1f})")
-        rows = [measure(small, data), measure(large, data)]
+        rows = [measure(small, data, repeat), measure(large, data, repeat)]
         print(f"{'runs':>7} | {'cold cmd':>9} | {'warm cmd':>9} | {'cold load+KPIs':>15} | {'warm load+KPIs':>15} | "
               f"{'stat only':>10}")
         for r in rows:
