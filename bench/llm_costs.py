@@ -27,7 +27,7 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
 for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
     del os.environ[name]
 
-from fixloop.config import LLMSettings, Settings  # noqa: E402
+from fixloop.config import LLMSettings, MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Limits, Outcome  # noqa: E402
 from fixloop.session import FixSession  # noqa: E402
 from tests.conftest import PYTHON  # noqa: E402
@@ -52,8 +52,10 @@ def row(name: str, out: Outcome, seconds: float, requests: int) -> dict[str, obj
 def offline_fixable(tmp: Path, python: str) -> dict[str, object]:
     with FakeAnthropic() as fake:
         root = write_project(tmp / "offline", OFFLINE_FIXABLE)
+        # No memory: the user's own would replay an earlier run's fix, and the scenario is the offline engine's.
         settings = Settings(python=python, llm=LLMSettings(base_url=fake.url, api_key="bench-key",
-                                                                   model="fake-model", max_retries=0))
+                                                           model="fake-model", max_retries=0),
+                            memory=MemorySettings(enabled=False))
         t0 = time.monotonic()
         out = FixSession(root, settings).run()
         return row("offline-fixable (model wired after)", out, time.monotonic() - t0, len(fake.requests))
