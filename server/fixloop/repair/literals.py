@@ -28,7 +28,7 @@ from tree_sitter import Node
 
 from ..core.patch import TextEdit
 from .candidate import Mutation
-from .syntax import Offsets, enclosing, text_of, walk
+from .syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
 
 VALUES = ("integer", "float", "string", "none")
 KINDS = {"integer": "number", "float": "number", "string": "string", "none": "none", "true": "bool", "false": "bool"}
@@ -44,7 +44,7 @@ _FORMAT = re.compile(r"(?:%[-+ #0]*|:[<>^=]?[-+ ]?0?|\.)(\d{1,2})(?=[diouxXeEfFg
 
 
 def format_precision(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type != "string" or _is_docstring(node):
+    if node.type != "string" or is_docstring(node):
         return
     text = text_of(node)
     start = off.char(node.start_byte)
@@ -59,7 +59,7 @@ def format_precision(node: Node, off: Offsets) -> Iterator[Mutation]:
 
 
 def binding_value(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in VALUES or (node.type == "string" and _is_docstring(node)):
+    if node.type not in VALUES or (node.type == "string" and is_docstring(node)):
         return
     site = binding_of(node)
     if site is None:
@@ -99,10 +99,7 @@ def binding_name(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     old = text_of(node)
     prefix = old[:old.rfind("_") + 1]
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    family = [n for n in _module_names(root) if n != old and n.startswith(prefix) and CONSTANT_NAME.match(n)]
+    family = [n for n in _constants_and_imports(root_of(node)) if n != old and n.startswith(prefix) and CONSTANT_NAME.match(n)]
     for new in list(dict.fromkeys(family))[:CAP]:
         yield Mutation.replacing("binding_value", node, off, new, f"{site[0]} = {old} -> {site[0]} = {new}")
 
@@ -113,7 +110,7 @@ def _is_value(node: Node) -> bool:
     return parent is not None and parent.type in ("default_parameter", "typed_default_parameter", "assignment")
 
 
-def _module_names(root: Node) -> Iterator[str]:
+def _constants_and_imports(root: Node) -> Iterator[str]:
     """Names the module binds at its top level: assigned, and imported by name."""
     for stmt in root.named_children:
         inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else stmt
@@ -144,10 +141,7 @@ def binding_of(node: Node) -> tuple[str, str, Node] | None:
         return None
     holder = enclosing(parent, "function_definition", "class_definition")
     if holder is None:
-        root = parent
-        while root.parent is not None:
-            root = root.parent
-        return text_of(left), "constant", root
+        return text_of(left), "constant", root_of(parent)
     return (text_of(left), "attribute", holder) if holder.type == "class_definition" else None
 
 
@@ -161,9 +155,7 @@ def _values(name: str, kind: str, scope: Node) -> Iterator[tuple[str, str, float
         elif node.type in ("assignment", "augmented_assignment") and _names(node.child_by_field_name("left"), name, kind) \
                 and node.child_by_field_name("right") is not None and enclosing(node, "function_definition") is not None:
             yield from _literals(node.child_by_field_name("right"), 1.0)  # type: ignore[arg-type]
-    root = scope
-    while root.parent is not None:
-        root = root.parent
+    root = root_of(scope)
     fn_name = text_of(scope.child_by_field_name("name")) if kind == "default" and scope.child_by_field_name("name") else ""
     for node in walk(root):
         if node.type in ("default_parameter", "typed_default_parameter") and kind == "default":
@@ -219,7 +211,3 @@ def _checks_none(name: str, fn: Node) -> bool:
             return True
     return False
 
-
-def _is_docstring(node: Node) -> bool:
-    parent = node.parent
-    return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1

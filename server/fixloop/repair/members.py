@@ -14,7 +14,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from .candidate import Mutation
-from .syntax import Offsets, enclosing, text_of, walk
+from .syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
 from ..core.patch import TextEdit
 
 MEMBER_CAP = 4
@@ -33,10 +33,10 @@ def add_member(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     held = {_value(m) for m in members}
     subject = _subject(node)
-    scope = enclosing(node, *SCOPES) or _root(node)
+    scope = enclosing(node, *SCOPES) or root_of(node)
     options: dict[str, tuple[float, int, str]] = {}  # value -> (weight, distance, text)
     for other in walk(scope):
-        if _kind(other) != kind or _value(other) in held or _is_docstring(other) or _inside(other, node):
+        if _kind(other) != kind or _value(other) in held or is_docstring(other) or _inside(other, node):
             continue
         weight = COMPARED if subject and _compared_with(other, subject) else SAME_OBJECT if kind[0] == "attr" else IN_SCOPE
         distance = abs(other.start_point[0] - node.start_point[0])
@@ -99,18 +99,8 @@ def _compared_with(node: Node, subject: str) -> bool:
             and any(text_of(c) == subject for c in parent.named_children if c != node))
 
 
-def _is_docstring(node: Node) -> bool:
-    return node.parent is not None and node.parent.type == "expression_statement"
-
-
 def _inside(node: Node, outer: Node) -> bool:
     return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
-
-
-def _root(node: Node) -> Node:
-    while node.parent is not None:
-        node = node.parent
-    return node
 
 
 def _short(node: Node) -> str:

@@ -122,6 +122,19 @@ def enclosing(node: Node, *types: str) -> Node | None:
     return cur
 
 
+def root_of(node: Node) -> Node:
+    """The module node `node` belongs to."""
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def is_docstring(node: Node) -> bool:
+    """A string that is a statement of its own (a docstring, or a comment written as a string)."""
+    parent = node.parent
+    return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1
+
+
 def _bound_names(scope: Node) -> list[str]:
     """Parameters and assigned names in a function (or module), nested definitions excluded."""
     names: list[str] = []
