@@ -124,8 +124,9 @@ def _errors(s: Situation, python: str) -> list[str]:
                      f"(`--test-timeout {_more_seconds(took)}`), or run part of the suite with --file or --test")
     if baseline.harness:
         steps.append(f"pytest itself imports {len(baseline.harness)} file(s) of this project "
-                     f"({printable(baseline.harness[0])}, ...), so fixloop changes none of them (a change could alter "
-                     "how pytest reports results): fix a bug there by hand (the failing tests' tracebacks show where)")
+                     f"({printable(baseline.harness[0])}, ...): a change there counts only when pytest still reports "
+                     "fixloop's canary tests right, so a fix that changes how pytest runs is left to you "
+                     "(the failing tests' tracebacks show where)")
     hung = [r.nodeid for r in baseline.results if r.hung]
     if hung:
         steps.append(f"{len(hung)} test(s) hit the per-test time limit ({printable(hung[0])}"

@@ -14,16 +14,12 @@ HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml
 SKIP_MARKERS = ("pytest.mark.skip", "pytest.mark.xfail", "pytest.skip(", "pytest.xfail(")
 
 
-def rejection(patch: Patch, index: int, is_test_file: Callable[[str], bool],
-              harness: tuple[str, ...] = ()) -> Attempt | None:
-    """The rejected attempt when candidate `index` breaks the guard, else None. `harness`: project files
-    pytest itself imported before any test (`TestReport.harness`)."""
+def rejection(patch: Patch, index: int, is_test_file: Callable[[str], bool]) -> Attempt | None:
+    """The rejected attempt when candidate `index` breaks the guard, else None. (A change to project code
+    pytest itself imports is allowed: the runner checks such a pass with its canary tests.)"""
     for change in patch.changes:
         if is_test_file(change.path):
             return Attempt(index, patch, "rejected", note=f"edits a test file ({change.path})")
-        if change.path in harness:
-            return Attempt(index, patch, "rejected",
-                           note=f"edits code pytest itself runs ({change.path}): it could change how results are reported")
         if change.path.startswith(".fixloop") or change.path.rsplit("/", 1)[-1] in HARNESS_FILES:
             return Attempt(index, patch, "rejected", note=f"edits the test harness ({change.path})")
         reaching = [w for w in HARNESS_WORDS if change.after.count(w) > change.before.count(w)]

@@ -146,9 +146,7 @@ class _Run:
         t0 = self.ports.now()
         note = ""
         if localizer is not None:
-            # Code pytest itself runs is never changed (the guard), so it is never suspected either.
-            ctx.suspects = tuple(x for x in localizer.localize(ctx.baseline, ctx.sources, self.targets)
-                                 if x.path not in ctx.baseline.harness)
+            ctx.suspects = tuple(localizer.localize(ctx.baseline, ctx.sources, self.targets))
             self.test_runs += 1 if localizer.runs_tests else 0
             note = localizer.note
         self.durations["localize"] = self.ports.now() - t0
@@ -230,7 +228,7 @@ class _Run:
         yield self.event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
                          summary=patch.summary, diff=unified_diff(patch), iteration=self.iterations,
                          tokens=_usage(ports).tokens, where=changed_at(patch), limit=self.task.limits.max_candidates)
-        rejected = rejection(patch, index, ports.is_test_file, self.baseline.harness if self.baseline else ())
+        rejected = rejection(patch, index, ports.is_test_file)
         if rejected is not None:
             ctx.attempts.append(rejected)
             yield self.event("checked", "check", index, ok=False, reason=rejected.note)
@@ -355,7 +353,7 @@ def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targe
         worth = wanted(patch)
         verdict = ports.safety.check(patch) if ports.safety is not None and worth else None
         if worth and (verdict is None or verdict.ok) and \
-                rejection(patch, 0, ports.is_test_file, ctx.baseline.harness) is None:
+                rejection(patch, 0, ports.is_test_file) is None:
             ports.runner.prefetch(patch, targets)
         window.append((patch, verdict))
         if len(window) > width:  # one more than the lanes: a free lane never waits for the loop

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 from ..core.model import Limits, Patch, TestReport
 from ..sandbox.api import Policy, Sandbox, SandboxLimits
+from .canary import CANARY_PATH, SOURCE
 from .report import parse_report, progress
 from .scratch import Scratch
 
@@ -51,16 +52,33 @@ class ColdRunner:
 
     def run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool, per_test: tuple[float, float],
             policy: Policy, raw_lines: list[str] | None = None, cap: float = 0.0,
-            per_test_limits: Mapping[str, float] | None = None) -> TestReport:
+            per_test_limits: Mapping[str, float] | None = None, extra: Mapping[str, bytes] | None = None
+            ) -> TestReport:
         """`per_test` is (wall, cpu) seconds a test may take, 0 for none, and `per_test_limits` a test's own
-        limit by node id; `cap` is what the whole run may take (0: the settings' `test_timeout`)."""
-        self.runs += 1
-        self.overflowed = self.cut = False
-        self.progress = (0, 0)
+        limit by node id; `cap` is what the whole run may take (0: the settings' `test_timeout`); `extra`:
+        fixloop's own files written into the run's copy too (the canary)."""
         changes = candidate_files(self.scratch, patch)
         if isinstance(changes, TestReport):
             return changes
+        changes.update(extra or {})
         argv = pytest_argv(self.python, self.pytest_args, select, fail_fast)
+        return self._run(argv, changes, per_test, policy, raw_lines, cap, per_test_limits)
+
+    def canary(self, patch: Patch, per_test: tuple[float, float], policy: Policy, cap: float) -> TestReport:
+        """The canary tests (runner/canary.py) with the candidate's change, in the project's own pytest
+        configuration but without the run's `pytest_args` (a `-k` or `-m` there would deselect them)."""
+        changes = candidate_files(self.scratch, patch)
+        if isinstance(changes, TestReport):
+            return changes
+        changes[CANARY_PATH] = SOURCE.encode("utf-8")
+        return self._run(pytest_argv(self.python, (), [CANARY_PATH], False), changes, per_test, policy, None, cap)
+
+    def _run(self, argv: list[str], changes: dict[str, bytes], per_test: tuple[float, float], policy: Policy,
+             raw_lines: list[str] | None, cap: float, per_test_limits: Mapping[str, float] | None = None
+             ) -> TestReport:
+        self.runs += 1
+        self.overflowed = self.cut = False
+        self.progress = (0, 0)
         env = dict(policy.env)
         env["FIXLOOP_TEST_TIMEOUT"], env["FIXLOOP_CPU_LIMIT"] = str(per_test[0]), str(per_test[1])
         table = json.dumps(dict(per_test_limits or {}))

@@ -109,10 +109,14 @@ def _in_project(path):
     return not any(p in ("site-packages", ".venv", "venv", ".fixloop_runtime") for p in parts)
 
 
-def _frames(excinfo):
+def _frames(excinfo, item):
+    """The traceback from the test's own file inward: the frames above it are pytest calling the test, and
+    when the project is one of pytest's dependencies they are the project's files without being its bug."""
     frames = []
     try:
-        for entry in excinfo.traceback:
+        entries = list(excinfo.traceback)
+        own = [i for i, entry in enumerate(entries) if str(entry.path) == str(item.path)]
+        for entry in entries[own[0]:] if own else entries:
             path = str(entry.path)
             rel = os.path.relpath(path, _root) if path.startswith(_root + os.sep) else path
             frames.append([rel.replace(os.sep, "/"), entry.lineno + 1, entry.name, _in_project(path)])
@@ -354,7 +358,7 @@ def pytest_runtest_makereport(item, call):
         rep._fixloop = {
             "exc_type": call.excinfo.type.__name__,
             "message": str(call.excinfo.value)[:_max_message],
-            "frames": _frames(call.excinfo),
+            "frames": _frames(call.excinfo, item),
         }
 
 

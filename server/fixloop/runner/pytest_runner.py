@@ -24,6 +24,7 @@ from typing import Callable, Mapping, Sequence
 from ..core.model import Limits, Patch, TestReport, TestResult
 from ..sandbox.api import Policy, Sandbox
 from .baseline import Place, cut_problem, rejudged, settle
+from .canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
 from .cold import ColdRunner
 from .covering import covering
 from .listing import CopyRule
@@ -37,6 +38,7 @@ from .warm import WarmPool
 Spectra = dict[str, dict[str, frozenset[int]]]
 RUN_FACTOR, RUN_MARGIN = 3.0, 60.0  # a run after the baseline may take 3x its time and a minute
 MIN_RUN = 30.0  # what a run may still take when the run's wall time is (nearly) spent
+CANARY_SECONDS = 30.0  # nine small tests: pytest's start-up and a little more
 
 
 class PytestRunner:
@@ -58,6 +60,7 @@ class PytestRunner:
                                limits.screening_factor)
         self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
         self._covered: Spectra = {}  # the whole selection's per-test lines: which tests run a change
+        self.harness: frozenset[str] = frozenset()  # project files pytest itself imports (the baseline says)
         self._unpatched_runs = 0
         self._baseline_select: tuple[str, ...] = ()
         self._opened = time.monotonic()  # the run's wall time counts from here
@@ -131,6 +134,15 @@ class PytestRunner:
         self.screening.prefetch(patch, select)
 
     def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+        report = self._run(patch, select, fail_fast)
+        if patch is None or not self.harness.intersection(patch.paths) or not report.ok:
+            return report
+        # A pass that pytest reported through the candidate's own code: believed once the canary agrees.
+        canary = self.cold.canary(patch, self.clock.limits(False), self.policy, min(self.run_cap(), CANARY_SECONDS))
+        problem = canary_problem(canary)
+        return dataclasses.replace(report, problem=problem) if problem else report
+
+    def _run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool) -> TestReport:
         screening = patch is not None and fail_fast
         if screening:
             select = self.clock.order(select)
@@ -166,9 +178,11 @@ class PytestRunner:
             report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
         self.clock.observe(report)
         if first and report.harness:
+            self.harness = frozenset(report.harness)
             self.notes.append(f"pytest itself imports {len(report.harness)} file(s) of this project "
-                              f"({', '.join(report.harness[:3])}{', ...' if len(report.harness) > 3 else ''}): no "
-                              "candidate may change them, since a change could alter how pytest reports results")
+                              f"({', '.join(report.harness[:3])}{', ...' if len(report.harness) > 3 else ''}): a "
+                              "candidate that changes them passes only if pytest still reports its canary tests "
+                              "right")
         if first and not report.problem:
             # An import that fails only because the copy left a file of the workspace out is no bug to fix.
             left_out = explain(self.scratch.workspace, self.scratch.listing, report)
@@ -236,9 +250,16 @@ class PytestRunner:
         lines: list[str] = []
         # A test known to hang still shows the lines it loops over in a short limit: never the full wait.
         limits = self.clock.limits(bool(self.clock.hung), traced=True)
-        report = self.cold.run(None, select, False, limits, coverage_policy(self.policy, self.prepared, tool), lines,
-                               cap=cap or self.run_cap())
-        return report, parse_coverage(lines)
+        # When pytest runs the project's own files, the canary shows which of their lines pytest runs only
+        # because a test failed: no evidence against them, whatever the bug (`without_failure_path`).
+        canary = bool(self.harness) and bool(select)
+        report = self.cold.run(None, [*select, CANARY_PATH] if canary else select, False, limits,
+                               coverage_policy(self.policy, self.prepared, tool), lines, cap=cap or self.run_cap(),
+                               extra={CANARY_PATH: SOURCE.encode("utf-8")} if canary else None)
+        if not canary:
+            return report, parse_coverage(lines)
+        report = dataclasses.replace(report, results=tuple(r for r in report.results if not is_canary(r.nodeid)))
+        return report, without_failure_path(parse_coverage(lines))
 
     def cancel(self) -> None:
         self.sandbox.kill_all()
