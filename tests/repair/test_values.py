@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from fixloop.repair import operators as ops
+from fixloop.repair.context import facts
 from fixloop.repair.kinds import kind_of, may_stand_for
 from fixloop.repair.conditions import none_check
 from fixloop.repair.literals import binding_name, binding_value, format_precision
@@ -165,6 +166,20 @@ def test_argument_offset_knows_a_closures_number_from_the_function_around_it() -
     off = Offsets(before)
     found = [m for node in walk(parse(before).root_node) for m in argument_offset(node, off) if "n - 1" in m.summary]
     assert found and found[0].weight == 1.0  # `n < 1` in `padded`: a number, not a name of unknown kind
+
+
+def test_a_loop_counter_is_a_number() -> None:
+    before = src('''
+        def linecol(text, idx):
+            for i, line in enumerate(text.splitlines()):
+                if len(line) > idx:
+                    return (i, idx)
+            return [j for j, _ in enumerate(text)], [k for k in range(3)]
+    ''')
+    off = Offsets(before)
+    weights = {m.summary: m.weight for node in walk(parse(before).root_node) for m in return_offset(node, off)}
+    assert weights["return ..i -> return ..i + 1"] == 1.0  # enumerate's index, not a name of unknown kind
+    assert {"i", "j", "k"} <= facts(parse(before).root_node.named_children[0]).numbers
 
 
 def test_argument_offset_on_calls_but_not_on_bounds_or_strings() -> None:

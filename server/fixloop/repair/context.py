@@ -94,6 +94,18 @@ def one_apart(a: str, b: str) -> bool:
     return len(long) == len(short) + 1 and long.startswith(short)
 
 
+def _counted(loop: Node) -> list[str]:
+    """The loop's names that count: `for i in range(..)`, `for i, x in enumerate(..)`."""
+    left, right = loop.child_by_field_name("left"), loop.child_by_field_name("right")
+    fn = right.child_by_field_name("function") if right is not None and right.type == "call" else None
+    if left is None or fn is None:
+        return []
+    if text_of(fn) == "range" and left.type == "identifier":
+        return [text_of(left)]
+    first = left.named_children[0] if left.type in ("pattern_list", "tuple_pattern") and left.named_children else None
+    return [text_of(first)] if text_of(fn) == "enumerate" and first is not None and first.type == "identifier" else []
+
+
 def _note(node: Node, out: Facts) -> None:
     kind = node.type
     if kind in ("assignment", "augmented_assignment"):
@@ -115,6 +127,8 @@ def _note(node: Node, out: Facts) -> None:
         left = node.child_by_field_name("left")
         if left is not None:
             out.comprehended.update(text_of(n) for n in walk(left) if n.type == "identifier")
+    if kind in ("for_statement", "for_in_clause"):
+        out.numbers.update(_counted(node))
     if kind == "for_statement":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is not None:
