@@ -43,6 +43,16 @@ def test_hunks_apply_one_by_one_and_together() -> None:
     assert patch_size(Patch((FileChange("f.py", before, after),))) == 4
 
 
+def test_hunks_of_edits_at_the_ends_and_in_the_middle_of_a_long_file() -> None:
+    before = "".join(f"line {i}\n" for i in range(3000))
+    after = "head\n" + before.replace("line 1500\n", "").replace("line 2999\n", "line 2999\ntail\n")
+    hs = hunks(FileChange("f.py", before, after))
+    assert [(h.start, h.end, h.old_lines, h.new_lines) for h in hs] == [
+        (0, 0, (), ("head\n",)), (1500, 1501, ("line 1500\n",), ()), (3000, 3000, (), ("tail\n",))]
+    assert apply_hunks(before, hs) == after
+    assert hunks(FileChange("f.py", before, before)) == ()
+
+
 def test_the_diff_breaks_lines_at_line_feeds_only(tmp_path: Path) -> None:
     # A form feed, a NEL, a line separator or a CRLF stays inside its line: the diff is the file's own lines,
     # and `patch` applies it to the exact bytes.

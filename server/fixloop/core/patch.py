@@ -100,12 +100,15 @@ class Hunk:
 def hunks(change: FileChange) -> tuple[Hunk, ...]:
     a = change.before.splitlines(keepends=True)
     b = change.after.splitlines(keepends=True)
+    # Only what lies between the shared first and last lines is matched: without junk heuristics the
+    # matcher costs 0.2 s on a 5,000-line module, and the loop asks for the size of every candidate.
+    p, s = common_ends(a, b)
     out: list[Hunk] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    matcher = difflib.SequenceMatcher(a=a[p:len(a) - s], b=b[p:len(b) - s], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        out.append(Hunk(change.path, len(out), i1, i2, tuple(a[i1:i2]), tuple(b[j1:j2])))
+        out.append(Hunk(change.path, len(out), p + i1, p + i2, tuple(a[p + i1:p + i2]), tuple(b[p + j1:p + j2])))
     return tuple(out)
 
 
