@@ -22,11 +22,13 @@ run_pytest() {
 if [ $# -gt 0 ]; then
   run_pytest "selected" "$@"
 else
-  # The fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile projects;
-  # the docker stage runs the docker backend's tests.
-  # All run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
+  # The contract stage is the core with fakes, the pure converters and the architecture rules (seconds, one
+  # process); the fast stage is the everyday loop; the end-to-end stage runs whole sandboxed fixes and hostile
+  # projects; the docker stage runs the docker backend's tests.
+  # These run on PYTEST_WORKERS parallel workers (pytest-xdist; tests marked `serial` still run alone).
   workers=${PYTEST_WORKERS:-2}
-  run_pytest "fast stage" -m "not e2e and not docker" -n "$workers" --dist worksteal
+  run_pytest "contract stage" -m contract
+  run_pytest "fast stage" -m "not e2e and not docker and not contract" -n "$workers" --dist worksteal
   run_pytest "end-to-end stage" -m "e2e and not docker" -n "$workers" --dist worksteal --durations=20
   # The docker backend on a private engine the tests start (and stop) themselves: the abuse suite, the hostile
   # projects and whole fixes in containers. Its closing lines say how long the engine and the image took.

@@ -17,6 +17,21 @@ SERVER = REPO / "server"
 LOCKS = REPO / ".cache"  # shared by the workers of `pytest -n`
 
 
+# The contract stage (`-m contract`, first in scripts/test.sh, well under 30 s): the loop's core driven by
+# fakes, the pure converters and the architecture rules. What it guarantees holds on any machine: no sandbox,
+# no model, no store.
+CONTRACT = ("core/", "test_architecture.py", "lsp/test_units.py", "test_advice.py", "test_progress.py",
+            "test_screen.py", "strategies/test_arrange.py", "strategies/test_bandit.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        where = item.path.resolve()
+        if where.is_relative_to(tests) and where.relative_to(tests).as_posix().startswith(CONTRACT):
+            item.add_marker(pytest.mark.contract)
+
+
 @pytest.fixture(autouse=True)
 def _no_secrets_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     # The SDK reads these; tests must never depend on (or leak) a developer's real key.

@@ -191,3 +191,17 @@ def test_packages_import_each_other_one_way() -> None:
     assert found <= KNOWN_PACKAGE_CYCLES, f"packages importing each other in a circle: {found - KNOWN_PACKAGE_CYCLES}"
     assert package_graph({"fixloop.a.x": {"fixloop.b.y"}, "fixloop.b.y": {"fixloop.a.z"}, "fixloop.a.z": set()}) == {
         "a": {"b"}, "b": {"a"}}
+
+
+def test_every_module_of_the_contract_stage_exists_and_runs_nothing_of_its_own() -> None:
+    from tests.conftest import CONTRACT
+
+    tests = Path(__file__).resolve().parent
+    for entry in CONTRACT:
+        assert (tests / entry).exists(), f"CONTRACT names {entry}, which is gone"
+        for module in ([tests / entry] if entry.endswith(".py") else sorted((tests / entry).glob("test_*.py"))):
+            if module.resolve() == Path(__file__).resolve():
+                continue  # this file names the words it looks for
+            text = module.read_text()
+            for word in ("PytestRunner", "mark.e2e", "mark.docker", "choose(", "lancedb"):
+                assert word not in text, f"{module.name} uses {word}: it belongs in the fast stage, not the contract"
