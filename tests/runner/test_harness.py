@@ -102,9 +102,10 @@ def test_a_change_that_makes_pytest_report_failures_as_passes_is_caught_by_the_c
         assert not forged.ok and runner.runs == runs + 2  # the run and its canary
         fixed = runner.run(_change("a - b", "a + b"), ["test_calc.py::test_add"])
         assert fixed.ok, fixed.problem
+        assert runner.run(_change("a - b", "a + b")).ok and runner.runs == runs + 5  # its canary is asked once
         elsewhere = runner.run(Patch((FileChange("notes.py", "", "x = 1\n"),), "test", "new", ""),
                                ["test_calc.py::test_zero"])
-        assert elsewhere.ok and runner.runs == runs + 5  # no canary for a change outside the harness
+        assert elsewhere.ok and runner.runs == runs + 6  # no canary for a change outside the harness
     finally:
         runner.close()
 

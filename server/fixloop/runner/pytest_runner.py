@@ -61,6 +61,7 @@ class PytestRunner:
         self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
         self._covered: Spectra = {}  # the whole selection's per-test lines: which tests run a change
         self.harness: frozenset[str] = frozenset()  # project files pytest itself imports (the baseline says)
+        self._canaries: dict[tuple[tuple[str, str], ...], str] = {}  # candidate -> what its canary run found
         self._unpatched_runs = 0
         self._baseline_select: tuple[str, ...] = ()
         self._opened = time.monotonic()  # the run's wall time counts from here
@@ -137,9 +138,13 @@ class PytestRunner:
         report = self._run(patch, select, fail_fast)
         if patch is None or not self.harness.intersection(patch.paths) or not report.ok:
             return report
-        # A pass that pytest reported through the candidate's own code: believed once the canary agrees.
-        canary = self.cold.canary(patch, self.clock.limits(False), self.policy, min(self.run_cap(), CANARY_SECONDS))
-        problem = canary_problem(canary)
+        # A pass that pytest reported through the candidate's own code: believed once the canary agrees (asked
+        # once a candidate: its screening, covering and confirming runs share the answer).
+        key = patch.key()
+        if key not in self._canaries:
+            canary = self.cold.canary(patch, self.clock.limits(False), self.policy, min(self.run_cap(), CANARY_SECONDS))
+            self._canaries[key] = canary_problem(canary)
+        problem = self._canaries[key]
         return dataclasses.replace(report, problem=problem) if problem else report
 
     def _run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool) -> TestReport:
