@@ -120,3 +120,21 @@ def test_a_bug_in_code_a_plugin_loads_before_the_tests_is_fixed_with_the_canary(
     assert summary["status"] == "fixed", summary
     assert "return a + b" in summary["diff"]
     assert "pytest itself imports" in run.stderr
+
+
+@pytest.mark.e2e
+def test_a_planted_link_where_the_canary_goes_is_never_written_through(tmp_path: Path) -> None:
+    project = _project(tmp_path / "proj")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / ".fixloop_canary").symlink_to(outside, target_is_directory=True)
+    runner = PytestRunner.open(project, choose(SandboxSettings()), Limits(test_timeout=60), PYTHON)
+    try:
+        assert "calc/core.py" in runner.run(None).harness
+        fixed = runner.run(_change("a - b", "a + b"), ["test_calc.py::test_add"])
+        # Either the copy left the link out and the canary ran, or the write was refused and nothing passed.
+        assert fixed.ok or fixed.problem, fixed
+    finally:
+        runner.close()
+    assert list(outside.iterdir()) == []
+    assert (project / ".fixloop_canary").is_symlink()
