@@ -11,6 +11,7 @@ is what lets the incremental scanner re-scan only part of a file.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -70,7 +71,11 @@ class Matcher:
         aliases = frozenset(local for local, target in bindings.names.items()
                             if target in CALL_KINDS or is_harness(target) or target in TAKEOVER_NAMES | RAW_WRITES)
         self.anchors = _anchor_pattern(aliases)
-        self.takeover = Takeover(self.qualify, lambda name: name in bindings.names)
+        # A bound method of this matcher held by its own Takeover would be a reference cycle: the parse tree
+        # (a megabyte of native memory for a 2,000-line file) would then wait for a full collection, which
+        # the language server runs rarely (lsp/server.py), and every keystroke's scan would pile up.
+        qualify = weakref.WeakMethod(self.qualify)
+        self.takeover = Takeover(lambda node: qualify()(node), lambda name: name in bindings.names)  # type: ignore[misc]
 
     def scan(self, start: int = 0, end: int | None = None) -> dict[int, Hit]:
         end = len(self.src) if end is None else end
