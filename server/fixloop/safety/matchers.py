@@ -71,9 +71,7 @@ class Matcher:
         aliases = frozenset(local for local, target in bindings.names.items()
                             if target in CALL_KINDS or is_harness(target) or target in TAKEOVER_NAMES | RAW_WRITES)
         self.anchors = _anchor_pattern(aliases)
-        # A bound method of this matcher held by its own Takeover would be a reference cycle: the parse tree
-        # (a megabyte of native memory for a 2,000-line file) would then wait for a full collection, which
-        # the language server runs rarely (lsp/server.py), and every keystroke's scan would pile up.
+        # Weak: a cycle would keep the parse tree (native memory) until a full collection, rare in the server.
         qualify = weakref.WeakMethod(self.qualify)
         self.takeover = Takeover(lambda node: qualify()(node), lambda name: name in bindings.names)  # type: ignore[misc]
 
