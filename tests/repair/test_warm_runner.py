@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,10 @@ def test_two_lanes_are_two_servers_and_screen_at_once(tmp_path: Path) -> None:
                           warm_workers=2, candidate_memory_mb=1024)
     try:
         assert r.run(None).failed
+        # The second server starts only once the baseline failed, and joins the pool when it is up.
+        deadline = time.monotonic() + 30
+        while r.lanes() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert r.lanes() == 2 and r.pool is not None and len(r.pool.servers) == 2
         parents = lane_pids(r)  # a candidate's parent is its lane's server
         assert len(set(parents)) == 2
@@ -201,6 +206,21 @@ def test_two_lanes_are_two_servers_and_screen_at_once(tmp_path: Path) -> None:
         assert r.lanes() == 1
         assert r.run(patch_with("def half(x):\n    return x / 2.0\n"), TARGET, fail_fast=True).ok
         assert not r.warm_problem
+    finally:
+        r.close()
+
+
+def test_the_baseline_shares_the_machine_with_one_starting_server_only(tmp_path: Path) -> None:
+    """On two cores the baseline and one starting server each have a core; the others start only when the
+    baseline failed (a green suite never needs them)."""
+    (tmp_path / "mod.py").write_text("def half(x):\n    return x / 2\n")
+    (tmp_path / "test_mod.py").write_text("import mod\n\ndef test_half():\n    assert mod.half(4) == 2\n")
+    r = PytestRunner.open(tmp_path, PlainSandbox(), Limits(test_timeout=60), PYTHON, warm_workers=3)
+    try:
+        assert r.run(None).ok
+        assert r.lanes() == 1 and r.pool is not None and len(r.pool.servers) == 1
+        time.sleep(0.5)
+        assert len(r.pool.servers) == 1
     finally:
         r.close()
 

@@ -182,6 +182,8 @@ class PytestRunner:
         if report is None:
             report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
         self.clock.observe(report)
+        if first and not report.ok and not report.problem:
+            self.screening.widen()  # a failure to fix: the search will want every lane
         if first and report.harness:
             self.harness = frozenset(report.harness)
             self.notes.append(f"pytest itself imports {len(report.harness)} file(s) of this project "

@@ -39,17 +39,27 @@ class Screening:
         self.problem = ""
         self.waiting: dict[tuple[object, tuple[str, ...]], Future[TestReport]] = {}
         self._starting: threading.Thread | None = None
+        self._widening: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
         self._executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="fixloop-prefetch")
 
     def start_in_background(self) -> None:
+        """The first worker starts beside the baseline: on two cores each has one; the others wait for
+        `widen`, so that the baseline, which decides everything after it, runs at full speed."""
         if self.workers > 0 and self._starting is None and self.pool is None:
             self._starting = threading.Thread(target=self.ready_pool, daemon=True)
             self._starting.start()
 
+    def widen(self) -> None:
+        """Start the other workers in the background; each joins the pool when it is ready."""
+        if self.workers > 1 and self._widening is None and not self._closed:
+            self._widening = threading.Thread(target=self._add_servers, args=(self.workers - 1,), daemon=True)
+            self._widening.start()
+
     def lanes(self) -> int:
-        """How many candidates can be screened at once (the live warm workers)."""
+        """How many candidates can be screened at once (the live warm workers; those still starting are not
+        waited for)."""
         pool = self.ready_pool() if self.workers > 0 else None
         return sum(w.alive for w in pool.workers) if pool is not None else 1
 
@@ -102,35 +112,52 @@ class Screening:
 
     def _start_pool(self) -> WarmPool | None:
         if self.pool is None and not self.problem and not self._closed:
-            try:
-                # One server per lane, each on its own copy at the project's path, all started at once.
-                servers = [WarmServer(self.scratch.tree(), self.sandbox, self.python, self.policy, self.lifetime,
-                                      self.pytest_args) for _ in range(self.workers)]
-                deadline = time.monotonic() + READY_SECONDS
-                problems = [server.wait_ready(deadline) for server in servers]
-                ready = [server for server, problem in zip(servers, problems) if not problem]
-                if ready:
-                    self.pool = WarmPool(ready)
-                else:
-                    self.problem = problems[0]
-            except (RuntimeError, OSError) as e:
-                self.problem = str(e) or "no warm worker started"
+            ready, problem = self._servers(1)
+            if ready:
+                self.pool = WarmPool(ready)
+            else:
+                self.problem = problem
         if self.pool is not None and not self.pool.alive:
             self.problem = "the warm workers stopped"
             return None
         return self.pool
 
+    def _add_servers(self, count: int) -> None:
+        pool = self.ready_pool()
+        if pool is None:
+            return
+        ready, _ = self._servers(count)
+        with self._lock:
+            for server in ready:
+                if self._closed:
+                    server.close()
+                else:
+                    pool.add(server)
+
+    def _servers(self, count: int) -> tuple[list[WarmServer], str]:
+        """(the servers that came up, why the first that did not failed): one per lane, each on its own copy
+        at the project's path, started at once."""
+        try:
+            servers = [WarmServer(self.scratch.tree(), self.sandbox, self.python, self.policy, self.lifetime,
+                                  self.pytest_args) for _ in range(count)]
+        except (RuntimeError, OSError) as e:
+            return [], str(e) or "no warm worker started"
+        deadline = time.monotonic() + READY_SECONDS
+        problems = [server.wait_ready(deadline) for server in servers]
+        return [s for s, problem in zip(servers, problems) if not problem], next((p for p in problems if p), "")
+
     def close(self) -> None:
         self._closed = True
-        starting = self._starting is not None and self._starting.is_alive()
+        starting = any(t is not None and t.is_alive() for t in (self._starting, self._widening))
         unread = any(not future.done() for future in self.waiting.values())
         if starting or unread:
             # Workers still starting when the run is over (e.g. every test passed), or screening candidates
             # read ahead that the run no longer needs: stop them rather than wait for them; nothing else of
             # this run is left on the sandbox.
             self.sandbox.kill_all()
-        if self._starting is not None:
-            self._starting.join()
+        for thread in (self._starting, self._widening):
+            if thread is not None:
+                thread.join()
         self._executor.shutdown(wait=True, cancel_futures=True)
         if self.pool is not None:
             self.pool.close()

@@ -200,6 +200,12 @@ class WarmPool:
     def alive(self) -> bool:
         return any(w.alive for w in self.workers)
 
+    def add(self, server: WarmServer) -> None:
+        """A server that came up after the pool started: its lane is idle at once."""
+        self.servers.append(server)
+        self.workers.append(server.lane)
+        self.idle.put(server.lane)
+
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
             memory_mb: int = 2048, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None) -> TestReport:
         worker = None
