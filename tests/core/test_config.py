@@ -71,8 +71,8 @@ def test_every_setting_has_a_project_rule() -> None:
                                                             USER, FREE}
 
 
-@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule == AT_MOST or (
-    rule == LIMIT and _get(Settings(), k) != 0)))
+@pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule in (AT_MOST, LIMIT)
+                                        and _get(Settings(), k) != 0))
 def test_a_project_may_lower_a_limit_but_not_raise_it(tmp_path: Path, key: str) -> None:
     default = _get(Settings(), key)
     assert isinstance(default, (int, float)) and default > 0 and (isinstance(default, float) or default >= 2), key

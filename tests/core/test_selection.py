@@ -92,11 +92,24 @@ def test_a_suites_length_is_what_its_tests_took_not_the_time_spent_stopping_a_hu
     quick = tuple(TestResult(t, "passed", 0.1, seconds=0.2) for t in TESTS[1:])
     hung = TestResult("t.py::test_inc", "failed", 30.0, "Timeout", seconds=30.0)
     baseline = TestReport((hung, *quick), duration=45.0)
-    assert narrowing(runner, baseline, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == ""
+    assert narrowing(runner, baseline, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == (False, "")
     slow = TestReport((hung, *(TestResult(r.nodeid, "passed", 3.0) for r in quick)), duration=45.0)
-    assert "tests took 12 s" in narrowing(runner, slow, ("t.py::test_inc",), Limits(select_covering_after=10.0))
-    assert narrowing(runner, slow, (), Limits(select_covering_after=10.0)) == ""  # nothing to screen for
-    assert narrowing(ScriptedRunner({}, verdict), slow, ("t.py::test_inc",), Limits(select_covering_after=10.0)) == ""
+    narrow, note = narrowing(runner, slow, ("t.py::test_inc",), Limits(select_covering_after=10.0))
+    assert narrow and "tests took 12 s" in note
+    assert narrowing(runner, slow, (), Limits(select_covering_after=10.0)) == (False, "")  # nothing to screen for
+    assert narrowing(ScriptedRunner({}, verdict), slow, ("t.py::test_inc",),
+                     Limits(select_covering_after=10.0)) == (False, "")
+
+
+def test_by_default_even_a_short_suite_screens_on_the_covering_tests_and_says_nothing_of_it() -> None:
+    """A warm screen of the tests beside the change costs a fraction of a cold run of a whole suite of
+    seconds: a candidate that passes the failing test and breaks its neighbour is caught there."""
+    quick = TestReport(tuple(TestResult(t, "passed", 0.1) for t in TESTS[1:]), duration=1.0)
+    assert narrowing(CoveringRunner(), quick, ("t.py::test_inc",), Limits()) == (True, "")
+    status, events, runner = _run(Limits(), [BREAKS_DEC, FIXED])
+    assert status is Status.FIXED
+    assert [[r["selection"] for r in e.data["runs"]] for e in events if e.kind == "tested"] == [
+        ["targets", "covering"], ["targets", "covering", "full"]]
 
 
 def test_the_spectrum_records_the_failing_tests_and_the_passing_tests_beside_them() -> None:
@@ -121,3 +134,19 @@ def test_the_spectrum_of_a_long_test_file_stops_at_its_share_of_the_suite() -> N
     many = TestReport(tuple(TestResult(f"tests/test_a.py::test_bad{i}", "failed", duration=5.0) for i in range(9)))
     assert focus(many, frozenset(r.nodeid for r in many.results)) == ("tests/test_a.py::test_bad0",
                                                                        "tests/test_a.py::test_bad1")
+
+
+def test_the_spectrum_takes_the_passing_tests_nearest_to_the_failing_one_first() -> None:
+    """Of a long test file, the same test with other parameters and the tests of the same class run the
+    failing test's code with other inputs: they are recorded before the rest of the file."""
+    far = [TestResult(f"tests/test_a.py::OtherTests::test_{i}", "passed", duration=0.5) for i in range(20)]
+    results = [*far,
+               TestResult("tests/test_a.py::test_free", "passed", duration=0.5),
+               TestResult("tests/test_a.py::PadTests::test_short", "passed", duration=0.5),
+               TestResult("tests/test_a.py::PadTests::test_long[1]", "passed", duration=0.5),
+               TestResult("tests/test_a.py::PadTests::test_long[2]", "failed", duration=0.5)]
+    chosen = focus(TestReport(tuple(results)), frozenset({"tests/test_a.py::PadTests::test_long[2]"}))
+    assert chosen[:2] == ("tests/test_a.py::PadTests::test_long[1]", "tests/test_a.py::PadTests::test_short")
+    # 12 s of tests, a quarter of it recorded: the two nearest, then the file in its order
+    assert chosen[2:] == (*(f"tests/test_a.py::OtherTests::test_{i}" for i in range(3)),
+                          "tests/test_a.py::PadTests::test_long[2]")

@@ -54,7 +54,7 @@ def test_a_slow_but_correct_test_is_not_called_hung_and_localization_stays_away_
 
 @pytest.mark.e2e
 def test_a_long_suite_screens_on_the_covering_tests_and_confirms_on_the_whole_suite(make_project) -> None:
-    """Three sleeping tests make the suite cross the "long suite" threshold (2 s here); a candidate on `inc`
+    """Three sleeping tests make the suite cross the threshold (2 s here); a candidate on `inc`
     is screened on the failing test, then on the one passing test that runs `inc`, never on the sleeping ones;
     the fix is confirmed by all five tests."""
     slow = "".join(f"\n\ndef test_slow_{i}():\n    time.sleep(0.8)\n" for i in range(3))
@@ -63,8 +63,7 @@ def test_a_long_suite_screens_on_the_covering_tests_and_confirms_on_the_whole_su
     outcome = session.run()
     assert outcome.status is Status.FIXED, outcome.message
     events = _events(session)
-    note = next(e for e in events if e["kind"] == "note" and e.get("selection") == "covering")
-    assert "select_covering_after = 2 s" in note["message"]
+    assert not any(e.get("selection") == "covering" for e in events if e["kind"] == "note")  # not 10 s long
     runs = [e["runs"] for e in events if e["kind"] == "tested"]
     covering = [r for candidate in runs for r in candidate if r["selection"] == "covering"]
     assert covering and all(r["tests"] == ["tests/test_calc.py::test_inc_type"] and r["ran"] == 1 for r in covering)

@@ -114,10 +114,10 @@ class _Run:
         self.targets = targets
         self.must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
         self.failing_before = frozenset(r.nodeid for r in baseline.failed)
-        narrow = narrowing(ports.runner, baseline, targets, task.limits)  # a long suite: covering tests first
-        if narrow:
-            yield self.event("note", "baseline", selection="covering", message=narrow)
-        self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, bool(narrow))
+        narrow, note = narrowing(ports.runner, baseline, targets, task.limits)  # covering tests first
+        if note:
+            yield self.event("note", "baseline", selection="covering", message=note)
+        self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, narrow)
         return _CANCELLED if ports.cancelled() else None
 
     def context(self) -> ProposalContext:

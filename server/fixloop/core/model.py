@@ -30,7 +30,7 @@ class Limits:
     hang_probe_seconds: float = 2.0  # CPU seconds a test gets in the baseline before it is judged again
     screening_factor: float = 10.0  # a candidate's test may take this many times its own baseline time...
     screening_floor: float = 1.0  # ...and at least this many seconds
-    select_covering_after: float = 10.0  # a baseline this long screens candidates on the tests covering the change
+    select_covering_after: float = 0.0  # a baseline this long screens candidates on the tests covering the change
     max_tokens: int = 200_000
     max_cost_usd: float = 2.0
     plausible_lookahead: int = 10  # candidates still inspected after the first fix, for a smaller one

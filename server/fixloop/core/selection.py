@@ -1,9 +1,9 @@
 """Which tests judge a candidate, in which order (pure: the runner is a port).
 
-The failing tests first, stopping at the first failure: most candidates end there. On a long suite (its
-tests took `select_covering_after` seconds or more in the baseline) the passing tests that run the code the candidate
-changes come next, stopping at the first failure too, so a candidate that breaks them costs a few tests,
-not the suite. Whatever passes that is confirmed by the whole selection. Each run is recorded for the run
+The failing tests first, stopping at the first failure: most candidates end there. Then (when its tests
+took `select_covering_after` seconds or more in the baseline: by default always) the passing tests that run
+the code the candidate changes, stopping at the first failure too, so a candidate that breaks them costs a
+few tests, not the suite. Whatever passes that is confirmed by the whole selection. Each run is recorded for the run
 log: which selection, how many tests were asked for and ran.
 """
 
@@ -35,17 +35,21 @@ FOCUS_FLOOR = 2.0  # ...or this many seconds, whichever is more (they run two to
 
 
 def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
-    """The tests the spectrum records: failing ones, then the passing tests of their test files, while
-    their baseline times add up to FOCUS_SHARE of the suite's (at least FOCUS_FLOOR s; always one failing
-    test). The baseline runs untraced, since recording every test's lines costs two to three times the
-    suite; the passing tests beside a failing one run the same code with other inputs, and are the health
-    evidence that ranks its lines."""
+    """The tests the spectrum records: failing ones, then the passing tests of their test files nearest to
+    them first (same class, same test function with other parameters), while their baseline times add up
+    to FOCUS_SHARE of the suite's (at least FOCUS_FLOOR s; always one failing test). The baseline runs
+    untraced, since recording every test's lines costs two to three times the suite; the passing tests
+    beside a failing one run the same code with other inputs, and are the health evidence that ranks its
+    lines, so the nearest are worth the most."""
     files = {t.split("::", 1)[0] for t in failing}
     budget = max(FOCUS_FLOOR, FOCUS_SHARE * sum(_took(r) for r in baseline.results))
     failed = [r for r in baseline.results if r.nodeid in failing]
     chosen = [r.nodeid for r in failed[:1]] or sorted(failing)[:1]
     budget -= sum(_took(r) for r in failed[:1])
-    for r in failed[1:] + [r for r in baseline.results if r.outcome == "passed" and r.nodeid.split("::", 1)[0] in files]:
+    near = [_parts(t) for t in failing]
+    passing = [r for r in baseline.results if r.outcome == "passed" and r.nodeid.split("::", 1)[0] in files]
+    passing.sort(key=lambda r: -max(_shared(_parts(r.nodeid), f) for f in near))  # stable: suite order within
+    for r in failed[1:] + passing:
         budget -= _took(r)
         if budget < 0:
             break
@@ -55,20 +59,43 @@ def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
     return tuple([t for t in chosen if t not in failing] + [t for t in chosen if t in failing])
 
 
+def _parts(nodeid: str) -> tuple[str, ...]:
+    """A node id's file, classes and function, then its parameters (`test_x[1]` and `test_x[2]` share four)."""
+    *scopes, last = nodeid.split("::")
+    name, _, params = last.partition("[")
+    return (*scopes, name, params)
+
+
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _took(r: TestResult) -> float:
     return max(r.duration, r.seconds)
 
 
-def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> str:
-    """The note that says a long suite screens candidates on the covering tests, or "" when it does not. The
-    suite's length is what its tests took in the baseline: time spent stopping hung tests says nothing of it."""
+LONG_SUITE = 10.0  # seconds of tests in the baseline from which the run says that it narrows
+
+
+def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...], limits: Limits) -> tuple[bool, str]:
+    """(whether candidates are screened on the covering tests before the whole selection, the note that says
+    so on a long suite). The suite's length is what its tests took in the baseline: time spent stopping hung
+    tests says nothing of it. A warm screen of the covering tests costs a fraction of a cold run of the
+    suite, so even on a suite of seconds a candidate that breaks a test beside the failing one is caught
+    there, not by a whole run."""
     after = limits.select_covering_after
     took = sum(max(r.duration, r.seconds) for r in baseline.results if not r.hung)
     if not isinstance(runner, Covering) or not targets or took < after:
-        return ""
-    return (f"the tests took {took:.0f} s in the baseline (select_covering_after = {after:g} s): a candidate is "
-            "screened on the failing tests, then on the passing tests that run the code it changes; the whole "
-            "selection confirms a fix")
+        return False, ""
+    if took < max(after, LONG_SUITE):
+        return True, ""
+    return True, (f"the tests took {took:.0f} s in the baseline: a candidate is screened on the failing tests, then "
+                  "on the passing tests that run the code it changes; the whole selection confirms a fix")
 
 
 def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, Judged]:

@@ -49,6 +49,7 @@ class Facts:
 
 
 _CACHE: dict[bytes, Facts] = {}
+MAX_CACHED = 4_096  # functions: a large module has hundreds, and a search asks of each many times
 
 
 def facts(fn: Node) -> Facts:
@@ -56,7 +57,7 @@ def facts(fn: Node) -> Facts:
     key = fn.text or b""
     got = _CACHE.get(key)
     if got is None:
-        if len(_CACHE) > 256:
+        if len(_CACHE) > MAX_CACHED:
             _CACHE.clear()
         got = _CACHE[key] = _read(fn)
     return got

@@ -258,11 +258,18 @@ def _module_names(source: bytes) -> tuple[str, ...]:
 
 def attributes_of(root: Node, owner: str) -> list[str]:
     """Attribute names used on `owner` (e.g. `self`) anywhere in the tree."""
-    out: dict[str, None] = {}
-    for node in walk(root):
+    return list(_attributes(root.text or b"").get(owner, ()))
+
+
+@lru_cache(maxsize=32)
+def _attributes(source: bytes) -> dict[str, tuple[str, ...]]:
+    """Owner text -> the attribute names used on it, in order of first use: one walk per source text
+    (operators ask at every attribute of every suspect line)."""
+    out: dict[str, dict[str, None]] = {}
+    for node in walk(_parser().parse(source).root_node):
         if node.type == "attribute":
             obj = node.child_by_field_name("object")
             attr = node.child_by_field_name("attribute")
-            if obj is not None and attr is not None and text_of(obj) == owner:
-                out.setdefault(text_of(attr), None)
-    return list(out)
+            if obj is not None and attr is not None:
+                out.setdefault(text_of(obj), {}).setdefault(text_of(attr), None)
+    return {owner: tuple(names) for owner, names in out.items()}
