@@ -94,12 +94,32 @@ def same_shape(node: Node, off: Offsets) -> Iterator[Mutation]:
             yield replacing("same_shape", node, off, new, f"{old} -> {new}", 1.0 if kept <= 2 else 0.6)
 
 
-def _names_of(text: str, fn: Node) -> set[str]:
+def _names_of(text: str, fn: Node) -> frozenset[str]:
     """Names read by one of the function's own expressions (found again by its text)."""
-    for sub in walk(fn):
-        if text_of(sub) == text and sub.type in ("subscript", "attribute", "call", "binary_operator"):
-            return reads(sub)
-    return {"\0"}  # never in scope
+    return _expression_reads(fn).get(text, frozenset({"\0"}))  # an unknown text is never in scope
+
+
+_READS: dict[bytes, dict[str, frozenset[str]]] = {}
+MAX_FUNCTIONS = 256
+
+
+def _expression_reads(fn: Node) -> dict[str, frozenset[str]]:
+    """Names read by each of a function's expressions of the shapes `same_shape` exchanges (the first of
+    each text): one walk per function, not one per option tried at every node of every suspect line.
+    Names, not nodes, are kept: a node would keep its whole parse tree alive."""
+    key = fn.text or b""
+    got = _READS.get(key)
+    if got is None:
+        if len(_READS) > MAX_FUNCTIONS:
+            _READS.clear()
+        got = {}
+        for sub in walk(fn):
+            if sub.type in ("subscript", "attribute", "call", "binary_operator"):
+                text = text_of(sub)
+                if text not in got:
+                    got[text] = frozenset(reads(sub))
+        _READS[key] = got
+    return got
 
 
 def call_argument(node: Node, off: Offsets) -> Iterator[Mutation]:

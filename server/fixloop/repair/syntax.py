@@ -181,10 +181,25 @@ def local_names(scope: Node) -> list[str]:
     return _bound_names(scope)
 
 
+_LOCALS: dict[bytes, list[str]] = {}
+MAX_FUNCTIONS = 1_024
+
+
+def _locals_of(fn: Node) -> list[str]:
+    """`_bound_names` of a function, once per function text (asked at every node a replacement may go)."""
+    key = fn.text or b""
+    got = _LOCALS.get(key)
+    if got is None:
+        if len(_LOCALS) > MAX_FUNCTIONS:
+            _LOCALS.clear()
+        got = _LOCALS[key] = _bound_names(fn)
+    return got
+
+
 def names_in_scope(node: Node) -> list[str]:
     """Names a replacement at `node` may use: its function's locals first, then module names."""
     fn = enclosing(node, "function_definition")
-    local = _bound_names(fn) if fn is not None else []
+    local = list(_locals_of(fn)) if fn is not None else []
     root = node
     while root.parent is not None:
         root = root.parent
