@@ -20,7 +20,9 @@ FOLDER = "folder name"
 DIGEST = "digest"
 REPACKED = "repacked"
 TREATMENTS: dict[str, str] = {
-    AS_IS: "unchanged (ids are random; flags, counts and times; fixloop's own names)",
+    AS_IS: "unchanged: ids are random, flags, counts, weights and times are numbers, proposer, operator, source "
+           "and verdict names are fixloop's; `exc_type`, `error_class` and `entity` (module::Class.function) of "
+           "failures, fixes and decisions name things in your code",
     SCRUBBED: "secrets masked, the home folder written ~, other absolute folders cut to their last part, "
               "the login name replaced",
     MASKED: "code structure a replay needs, verbatim but for secrets, which are masked",
