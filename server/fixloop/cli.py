@@ -141,6 +141,9 @@ def fix(
         raise typer.Exit(EXIT_USAGE)
     if outcome.status is Status.FIXED and outcome.patch is not None:
         _offer(session, workspace, outcome, summary, yes, dry_run, as_json)
+        summary["saved"] = _saved(workspace, outcome.run_id)
+        if not as_json:
+            err.print(_fixed_by(summary))
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
         err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
@@ -151,6 +154,32 @@ def fix(
     else:
         sys.stdout.write(json.dumps(summary) + "\n")
     raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts")), session.setup_error))
+
+
+def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
+    """What this fix saved against the generic search's medians for its error class in this project's history
+    (history/sources.py); None when the search fixed it, or never fixed a bug of that class here."""
+    from .history.sources import baselines, saving
+    from .history.store import load
+
+    records = load([workspace]).records  # cached: only this run's folder is read afresh
+    rec = next((r for r in records if r["run_id"] == run_id), None)
+    if rec is None or rec["status"] != "fixed":
+        return None
+    return saving(rec, baselines(r for r in records if r["run_id"] != run_id))
+
+
+def _fixed_by(summary: dict[str, Any]) -> str:
+    from .core.sources import WORDS
+
+    text = (f"fixed by {WORDS.get(summary.get('source') or '', 'another proposer')} "
+            f"({shown(summary['proposer'])}/{shown(summary['operator'])})")
+    saved = summary.get("saved")
+    if saved:
+        text += (f": {saved['candidates']:g} candidates and {saved['seconds']:g} s, against the generic search's median "
+                 f"of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:g} s for "
+                 f"{shown(saved['error_class'])} here ({saved['search_fixes']} fixes)")
+    return text
 
 
 def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bool) -> Path:
