@@ -141,9 +141,7 @@ def fix(
         raise typer.Exit(EXIT_USAGE)
     if outcome.status is Status.FIXED and outcome.patch is not None:
         _offer(session, workspace, outcome, summary, yes, dry_run, as_json)
-        summary["saved"] = _saved(workspace, outcome.run_id)
-        if not as_json:
-            err.print(_fixed_by(summary))
+        _tell_source(workspace, outcome.run_id, summary, as_json)
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
         err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
@@ -167,6 +165,13 @@ def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
     if rec is None or rec["status"] != "fixed":
         return None
     return saving(rec, baselines(r for r in records if r["run_id"] != run_id))
+
+
+def _tell_source(workspace: Path, run_id: str, summary: dict[str, Any], as_json: bool) -> None:
+    """The fix's source and what it saved: in the JSON summary (`saved`), and in words on the terminal."""
+    summary["saved"] = _saved(workspace, run_id)
+    if not as_json:
+        err.print(_fixed_by(summary))
 
 
 def _fixed_by(summary: dict[str, Any]) -> str:

@@ -125,3 +125,24 @@ def test_the_docs_and_the_command_show_the_list() -> None:
 
 def test_forgotten_rows_carry_what_the_list_says() -> None:
     assert {f.name for f in schema.FORGOTTEN} == set(LEAVES["fixes-and-stats"]["forgotten"][1])
+
+
+def test_fixloop_memory_sharing_prints_the_list_for_your_mode(tmp_path: Path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from fixloop.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FIXLOOP_CONFIG", str(tmp_path / "config.toml"))
+    runner = CliRunner()
+    result = runner.invoke(app, ["memory", "sharing"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {**listing("fixes-and-stats"), "yours": "fixes-and-stats", "shared_memory": ""}
+    (tmp_path / "config.toml").write_text('[memory]\nshare = "fixes-only"\nuri = "s3://team/fixloop"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.memory]\nshare = "all"\n')  # a project cannot widen it
+    shown = json.loads(runner.invoke(app, ["memory", "sharing"]).stdout)
+    assert shown["yours"] == shown["share"] == "fixes-only" and shown["tables"]["operator_stats"]["rows"] == NONE
+    assert shown["shared_memory"] == "s3://team/fixloop"
+    other = json.loads(runner.invoke(app, ["memory", "sharing", "--share", "all"]).stdout)
+    assert other["share"] == "all" and other["yours"] == "fixes-only"
+    assert runner.invoke(app, ["memory", "sharing", "--share", "everything"]).exit_code == 2
