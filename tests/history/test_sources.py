@@ -66,3 +66,11 @@ def test_stats_show_the_sources_in_the_terminal(tmp_path: Path) -> None:
 
 def test_a_history_without_fixes_counts_none() -> None:
     assert all(row["fixes"] == 0 and row["median_candidates"] is None for row in by_source([]).values())
+
+
+def test_the_html_report_has_the_sources(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", str(_project(tmp_path)), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert "Fixes by source" in html and "<td>replay</td><td class=\"n\">2</td>" in html
