@@ -175,15 +175,16 @@ def _tell_source(workspace: Path, run_id: str, summary: dict[str, Any], as_json:
 
 
 def _fixed_by(summary: dict[str, Any]) -> str:
+    """One line: where the fix came from and, where the history can tell, what that saved."""
     from .core.sources import WORDS
 
-    text = (f"fixed by {WORDS.get(summary.get('source') or '', 'another proposer')} "
-            f"({shown(summary['proposer'])}/{shown(summary['operator'])})")
+    text = f"source: {WORDS.get(summary.get('source') or '', 'another proposer')}"
     saved = summary.get("saved")
     if saved:
-        text += (f": {saved['candidates']:g} candidates and {saved['seconds']:g} s, against the generic search's median "
-                 f"of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:g} s for "
-                 f"{shown(saved['error_class'])} here ({saved['search_fixes']} fixes)")
+        n = saved["search_fixes"]
+        text += (f", {saved['candidates']:g} candidate(s) and {saved['seconds']:.1f} s against the generic search's "
+                 f"median of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:.1f} s for "
+                 f"{shown(saved['error_class'])} in this project ({n} fix{'es' if n != 1 else ''})")
     return text
 
 

@@ -95,8 +95,8 @@ def test_the_run_report_says_where_the_fix_came_from_and_what_it_saved(tmp_path:
     assert saved["candidates"] == second["candidates_evaluated"] < first["candidates_evaluated"]
     assert saved["candidates_saved"] == first["candidates_evaluated"] - second["candidates_evaluated"]
     shown = fix()
-    assert "fixed by a past fix replayed (memory/" in shown.stderr
-    assert "against the generic search's median of" in shown.stderr and "for AssertionError here" in shown.stderr
+    assert "source: a past fix replayed, 1 candidate(s) and " in shown.stderr
+    assert "against the generic search's median of" in shown.stderr and "for AssertionError in this project" in shown.stderr
     stats = subprocess.run([sys.executable, "-m", "fixloop", "stats", str(project), "--json"], capture_output=True,
                            text=True, env=env, timeout=120)
     sources = json.loads(stats.stdout)["sources"]
