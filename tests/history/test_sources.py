@@ -64,8 +64,10 @@ def test_stats_show_the_sources_in_the_terminal(tmp_path: Path) -> None:
     assert "no search fix of the same error class to compare with" in out
 
 
-def test_a_history_without_fixes_counts_none() -> None:
+def test_a_history_without_fixes_counts_none_and_a_fix_without_a_proposer_counts_as_other() -> None:
     assert all(row["fixes"] == 0 and row["median_candidates"] is None for row in by_source([]).values())
+    rebuilt = {"status": "fixed", "proposer": "", "candidates": 2, "seconds": 1.0, "error_class": "unknown"}
+    assert by_source([rebuilt])["other"]["fixes"] == 1
 
 
 def test_the_html_report_has_the_sources(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any, Iterable
 
-from ..core.sources import SEARCH, SOURCES, source_of
+from ..core.sources import OTHER, SEARCH, SOURCES, source_of
 
 
 def baselines(records: Iterable[dict[str, Any]]) -> dict[str, tuple[float, float, int]]:
@@ -54,7 +54,7 @@ def by_source(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     mine: dict[str, list[dict[str, Any]]] = {source: [] for source in SOURCES}
     for r in records:
         if r["status"] == "fixed":
-            mine[source_of(r.get("proposer") or "")].append(r)
+            mine[source_of(r.get("proposer") or "") or OTHER].append(r)  # a run rebuilt from its events may name none
     search_by_class: dict[str, list[dict[str, Any]]] = {}
     for r in mine[SEARCH]:
         search_by_class.setdefault(r.get("error_class") or "unknown", []).append(r)
