@@ -146,3 +146,18 @@ def test_fixloop_memory_sharing_prints_the_list_for_your_mode(tmp_path: Path, mo
     other = json.loads(runner.invoke(app, ["memory", "sharing", "--share", "all"]).stdout)
     assert other["share"] == "all" and other["yours"] == "fixes-only"
     assert runner.invoke(app, ["memory", "sharing", "--share", "everything"]).exit_code == 2
+
+
+def test_every_operator_name_fixloop_writes_is_one_the_default_shares() -> None:
+    """A statistic of one of fixloop's own operators, strategies or templates is never withheld by mistake."""
+    from fixloop.core.strategies import STRATEGIES
+    from fixloop.memory.codefree import STRATEGY_CLASS, code_free
+    from fixloop.repair.catalog import DEFAULT_PRIORS
+    from fixloop.strategies import outcomes
+
+    assert STRATEGY_CLASS == outcomes.STRATEGY_CLASS and outcomes.SOURCE == "strategy"
+    names = [*DEFAULT_PRIORS, "replay", "edit", "text_edit", "add_import", "none_guard", "mined:0123456789ab"]
+    for name in names:
+        assert code_free({"error_class": "AssertionError", "operator": name, "source": "test"}), name
+    for name in STRATEGIES:
+        assert code_free({"error_class": STRATEGY_CLASS, "operator": name, "source": "strategy"}), name
