@@ -75,7 +75,7 @@ def p95(times: tuple[list[float], ...]) -> str:
 def one_size(server: S3Server, n: int, queries: int, tmp: Path) -> list[str]:
     rng = random.Random(n)
     uri = f"s3://{server.bucket(f'bench-{n}')}/team"
-    rows = [dict(synthetic(rng), fixed=True) for _ in range(n)]  # fixed: `fixes-only` shares them
+    rows = [dict(synthetic(rng), fixed=True) for _ in range(n)]  # fixed: every share mode shares them
     a = SharedStore(uri, HashingEmbedder(), folder=tmp / f"a{n}", max_rows=10 * n).open()
     for start in range(0, n, 10_000):
         a.add("failures", rows[start:start + 10_000])

@@ -141,6 +141,7 @@ def fix(
         raise typer.Exit(EXIT_USAGE)
     if outcome.status is Status.FIXED and outcome.patch is not None:
         _offer(session, workspace, outcome, summary, yes, dry_run, as_json)
+        _tell_source(workspace, outcome.run_id, summary, as_json)
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
         err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
@@ -151,6 +152,40 @@ def fix(
     else:
         sys.stdout.write(json.dumps(summary) + "\n")
     raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts")), session.setup_error))
+
+
+def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
+    """What this fix saved against the generic search's medians for its error class in this project's history
+    (history/sources.py); None when the search fixed it, or never fixed a bug of that class here."""
+    from .history.sources import baselines, saving
+    from .history.store import load
+
+    records = load([workspace]).records  # cached: only this run's folder is read afresh
+    rec = next((r for r in records if r["run_id"] == run_id), None)
+    if rec is None or rec["status"] != "fixed":
+        return None
+    return saving(rec, baselines(r for r in records if r["run_id"] != run_id))
+
+
+def _tell_source(workspace: Path, run_id: str, summary: dict[str, Any], as_json: bool) -> None:
+    """The fix's source and what it saved: in the JSON summary (`saved`), and in words on the terminal."""
+    summary["saved"] = _saved(workspace, run_id)
+    if not as_json:
+        err.print(_fixed_by(summary))
+
+
+def _fixed_by(summary: dict[str, Any]) -> str:
+    """One line: where the fix came from and, where the history can tell, what that saved."""
+    from .core.sources import WORDS
+
+    text = f"source: {WORDS.get(summary.get('source') or '', 'another proposer')}"
+    saved = summary.get("saved")
+    if saved:
+        n = saved["search_fixes"]
+        text += (f", {saved['candidates']:g} candidate(s) and {saved['seconds']:.1f} s against the generic search's "
+                 f"median of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:.1f} s for "
+                 f"{shown(saved['error_class'])} in this project ({n} fix{'es' if n != 1 else ''})")
+    return text
 
 
 def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bool) -> Path:

@@ -29,6 +29,7 @@ from .core.model import Limits
 from .runner.listing import CopyRule
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from .core.strategies import CHOICES as STRATEGY_CHOICES
+from .core.sharing import DEFAULT_SHARE, MEANINGS as SHARE_MEANINGS, SHARES, at_most
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class MemorySettings:
     max_rows: int = 200_000
     embedder: str = "hashing"  # hashing | hashing:DIM | package.module:Factory
     index_threshold: int = 50_000  # failures rows before a vector index is built at compaction
-    share: str = "fixes-only"  # a shared (s3://, gs://, az://) memory: fixes-only | all
+    share: str = DEFAULT_SHARE  # a shared (s3://, gs://, az://) memory: fixes-only | fixes-and-stats | all
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,11 @@ def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
         problems.append(f"sandbox.backend: {settings.sandbox.backend!r} is not one of {', '.join(backend_choices())}; "
                         f"using {AUTO!r}")
         settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, backend=AUTO))
-    if settings.memory.share not in ("fixes-only", "all"):
-        problems.append(f"memory.share: {settings.memory.share!r} is not one of fixes-only, all; using 'fixes-only'")
-        settings = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, share="fixes-only"))
+    if settings.memory.share not in SHARES:
+        modes = "; ".join(f"{m!r}: {SHARE_MEANINGS[m]}" for m in SHARES)
+        problems.append(f"memory.share: {settings.memory.share!r} is not a share mode ({modes}); "
+                        f"using {DEFAULT_SHARE!r} (`fixloop memory sharing` lists what leaves in each)")
+        settings = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, share=DEFAULT_SHARE))
     if settings.strategy not in STRATEGY_CHOICES:
         problems.append(f"strategy: {settings.strategy!r} is not one of {', '.join(STRATEGY_CHOICES)}; using 'auto'")
         settings = dataclasses.replace(settings, strategy="auto")
@@ -255,6 +258,7 @@ FIXED_CAP = "fixed_cap"  # as AT_MOST, where 0 means derived from the project's 
 ONLY_TRUE = "only_true"  # may switch on (offline, a warning), never off
 ONLY_FALSE = "only_false"  # may switch off (the model, the memory, test edits), never on
 INSIDE = "inside_project"  # a path inside the project, links not followed out of it
+STRICTER = "stricter"  # a share mode letting no more leave than the one it would override (core/sharing.py)
 USER = "user"  # never from a project file
 FREE = "free"  # guards nothing: the project decides
 
@@ -289,7 +293,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "memory.enabled": (ONLY_FALSE, ""),
     "memory.uri": (USER, "the memory holds code from all your projects; use --memory, FIXLOOP_MEMORY or the editor setting"),
     "memory.embedder": (USER, "a plug-in embedder is code run outside the sandbox"),
-    "memory.share": (USER, "what leaves your machine is yours to decide"),
+    "memory.share": (STRICTER, "what leaves your machine is yours to decide"),
     "memory.min_pattern_count": (FREE, ""), "memory.max_rows": (AT_MOST, ""), "memory.index_threshold": (FREE, ""),
     "diagnostics.safety": (ONLY_TRUE, ""), "diagnostics.memory": (FREE, ""), "diagnostics.max_file_bytes": (AT_MOST, ""),
     "diagnostics.debounce_ms": (FREE, ""), "diagnostics.incremental": (FREE, ""), "diagnostics.bandit_on_save": (ONLY_TRUE, ""),
@@ -319,6 +323,10 @@ def _refusal(rule: str, why: str, key: str, value: Any, current: Any, workspace:
         return ""
     if rule == USER:
         return f"{key}: ignored from a project file ({why}); {_WHERE_USER}"
+    if rule == STRICTER:
+        return "" if isinstance(value, str) and at_most(value, current) else (
+            f"{key} = {value!r}: refused, a project may only share less ({', '.join(SHARES)}, from least to most; "
+            f"it stays {current!r}); {why}: {_WHERE_USER}")
     if rule == INSIDE:
         return "" if isinstance(value, str) and (value == "" or _inside(workspace, value)) else (
             f"{key} = {value!r}: refused, it is outside the project; {why}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .core.model import Event, Outcome
+from .core.sources import source_of
 from .core.patch import unified_diff
 from .fdwalk import DIR_FLAGS, write_all
 from .rundir import RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir, replace_file
@@ -53,6 +54,7 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
         "diff": unified_diff(outcome.patch) if outcome.patch else "",
         "proposer": outcome.patch.proposer if outcome.patch else "",
         "operator": outcome.patch.operator if outcome.patch else "",
+        "source": source_of(outcome.patch.proposer) if outcome.patch else "",  # replay, template, search, model...
         "iterations": outcome.iterations,
         "candidates_evaluated": outcome.candidates_evaluated,
         "plausible_fixes": outcome.plausible,

@@ -73,3 +73,31 @@ def test_without_a_terminal_the_fix_is_not_applied(tmp_path: Path) -> None:
     assert "not applied" in proc.stderr
     assert "+    if quantity >= BULK_THRESHOLD:" in proc.stdout
     assert _digest(project) == before
+
+
+def test_the_run_report_says_where_the_fix_came_from_and_what_it_saved(tmp_path: Path) -> None:
+    project = tmp_path / "inventory"
+    shutil.copytree(REPO / "examples" / "inventory", project, ignore=shutil.ignore_patterns(".fixloop", "__pycache__"))
+    env = fixloop_env(XDG_DATA_HOME=str(tmp_path / "data"), FIXLOOP_CONFIG=str(tmp_path / "none.toml"))
+
+    def fix(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "fixloop", "fix", str(project), "--dry-run", "--python", PYTHON,
+                               "--sandbox", "none", "--offline", "--memory", str(tmp_path / "memory"), *extra],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    first = json.loads(fix("--json").stdout)  # a fresh memory: the generic search finds it
+    assert first["status"] == "fixed" and first["source"] == "search" and first["saved"] is None
+    assert json.loads((Path(first["run_dir"]) / "summary.json").read_text())["source"] == "search"
+    second = json.loads(fix("--json").stdout)  # the same bug again: the past fix is replayed
+    assert second["proposer"] == "memory" and second["source"] == "replay"
+    saved = second["saved"]
+    assert saved["search_fixes"] == 1 and saved["search_median_candidates"] == first["candidates_evaluated"]
+    assert saved["candidates"] == second["candidates_evaluated"] < first["candidates_evaluated"]
+    assert saved["candidates_saved"] == first["candidates_evaluated"] - second["candidates_evaluated"]
+    shown = fix()
+    assert "source: a past fix replayed, 1 candidate(s) and " in shown.stderr
+    assert "against the generic search's median of" in shown.stderr and "for AssertionError in this project" in shown.stderr
+    stats = subprocess.run([sys.executable, "-m", "fixloop", "stats", str(project), "--json"], capture_output=True,
+                           text=True, env=env, timeout=120)
+    sources = json.loads(stats.stdout)["sources"]
+    assert sources["replay"]["fixes"] == 2 and sources["search"]["fixes"] == 1 and sources["replay"]["compared"] == 2

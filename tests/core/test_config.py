@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import (AT_MOST, FIXED_CAP, FREE, INSIDE, LIMIT, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, USER,
+from fixloop.config import (AT_MOST, FIXED_CAP, FREE, INSIDE, LIMIT, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, STRICTER, USER,
                             Settings, from_pyproject, load, project_settings, setting_keys)
 
 
@@ -68,7 +68,7 @@ def test_every_setting_has_a_project_rule() -> None:
     """A new setting must say whether a project may set it: no key is free by omission."""
     assert set(setting_keys()) == set(PROJECT_RULES)
     assert {rule for rule, _ in PROJECT_RULES.values()} <= {AT_MOST, LIMIT, FIXED_CAP, ONLY_TRUE, ONLY_FALSE, INSIDE,
-                                                            USER, FREE}
+                                                            STRICTER, USER, FREE}
 
 
 @pytest.mark.parametrize("key", sorted(k for k, (rule, _) in PROJECT_RULES.items() if rule in (AT_MOST, LIMIT)

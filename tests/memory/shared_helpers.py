@@ -11,8 +11,11 @@ from fixloop.memory.shared import SharedStore
 from fixloop.memory.store import new_id
 
 
-def machine(uri: str, folder: Path, share: str = "fixes-only", **kw) -> SharedStore:
-    return SharedStore(uri, HashingEmbedder(64), share, folder=folder, retry_seconds=0.0, **kw)
+def machine(uri: str, folder: Path, share: str | None = None, **kw) -> SharedStore:
+    """A machine with the default `memory.share` unless `share` says otherwise."""
+    if share is not None:
+        kw["share"] = share
+    return SharedStore(uri, HashingEmbedder(64), folder=folder, retry_seconds=0.0, **kw)
 
 
 def learner(store: SharedStore, project: str = "shop") -> LearningMemory:

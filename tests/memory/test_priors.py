@@ -84,3 +84,35 @@ def test_a_replay_that_failed_gives_its_operator_no_boost_elsewhere() -> None:
         ProposalContext(sources=ctx.sources, baseline=report, target_tests=ctx.target_tests, suspects=ctx.suspects,
                         priors={"arithmetic_swap": 0.9}))][:15]
     assert [p.summary for p in MutationProposer().propose(ctx)][:15] == built_in
+
+
+def test_a_teammates_hostile_statistics_move_the_priors_no_further_than_the_bounds(memory) -> None:
+    """Rows as a pull writes them into the cache (upsert): weights that are no number, huge or negative, and
+    an operator posing as an exploration key. The priors stay finite and bounded; the strategy record too."""
+    import math
+
+    from fixloop.memory.priors import EXPLORE_RANGE
+    from fixloop.strategies.outcomes import record_of
+
+    def row(n: int, operator: str, success: bool, weight: float, error_class: str = "AssertionError",
+            source: str = "test") -> dict:
+        return {"id": f"hostile-{n}", "project": "", "error_class": error_class, "operator": operator,
+                "success": success, "weight": weight, "source": source, "run_id": "x", "time": 1.0}
+
+    weights = [math.nan, math.inf, -math.inf, 1e308, -1e308, 0.0]
+    rows = [row(n, "comparison_swap", True, w) for n, w in enumerate(weights * 3)]
+    rows += [row(100 + n, "arithmetic_swap", False, w) for n, w in enumerate(weights * 3)]
+    rows += [row(200 + n, EXPLORE_PREFIX + "delete_statement", True, 1e9) for n in range(50)]
+    rows += [row(300 + n, "memory-first", True, w, "(strategy)", "strategy") for n, w in enumerate(weights)]
+    memory.store.upsert("operator_stats", rows)
+    report = failing_report("tests/test_t.py::test_x", "assert 1 == 2", "tests/test_t.py", 5)
+    for seed in range(30):  # exploring runs included
+        memory._rng = np.random.default_rng(seed)
+        priors = memory.priors(report)
+        assert priors and memory.broken == ""
+        learned = {k: v for k, v in priors.items() if not k.startswith(EXPLORE_PREFIX)}
+        assert learned == {"comparison_swap": MAX_FACTOR, "arithmetic_swap": MIN_FACTOR}  # the bounds, no further
+        assert all(EXPLORE_RANGE[0] <= v <= EXPLORE_RANGE[1] for v in priors.values() if v not in learned.values())
+        assert EXPLORE_PREFIX + "delete_statement" not in priors  # a row is never an exploration key
+    tally = record_of(memory)["memory-first"]
+    assert tally.runs == len(weights) and 0.0 <= tally.reward <= tally.runs and math.isfinite(tally.mean())

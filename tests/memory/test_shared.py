@@ -32,7 +32,7 @@ def test_a_fix_learned_on_machine_a_is_recalled_on_machine_b(shared_uri: str, tm
 
 
 def test_fixes_only_keeps_unfixed_failures_and_operator_events_at_home(shared_uri: str, tmp_path: Path) -> None:
-    a = machine(shared_uri, tmp_path / "a").open()
+    a = machine(shared_uri, tmp_path / "a", share="fixes-only").open()
     _learn_fix(learner(a))
     a.add("failures", [failure("never fixed here")])
     a.sync()
@@ -73,12 +73,13 @@ def test_the_endpoint_going_away_mid_run_loses_nothing(shared_uri: str, tmp_path
         _learn_fix(memory, run_id="run-1")
         _learn_fix(memory, run_id="run-2")
     assert len(a.notes) == 1 and "did not answer" in a.notes[0] and "AWS_ENDPOINT_URL" in a.notes[0]
-    assert a.outbox.pending() == 4  # two fixed failures and their fixes wait in the queue
+    # two fixed failures, their fixes and the four operator events of their runs wait in the queue
+    assert a.outbox.pending() == 8
     assert a.count("failures") == 2  # the run went on with the local copy
     assert SECRET not in caplog.text and SECRET not in a.notes[0]
     s3_server.relay.start()
     report = a.sync()
-    assert report["pushed"] == 4 and report["pending"] == 0 and "error" not in report
+    assert report["pushed"] == 8 and report["pending"] == 0 and "error" not in report
     b = machine(shared_uri, tmp_path / "b").open()
     assert b.count("failures") == 2 and b.count("fixes") == 2
 
@@ -135,9 +136,10 @@ def test_a_fix_rejected_on_one_machine_is_no_longer_offered_on_the_others(shared
     assert _warned_and_mined(b) == (1, 1)
     learner(a).record_decision("run-1", "shop/price.py#0", accepted=False)  # after the fix was shared
     remote = RemoteStore(shared_uri, HashingEmbedder(64)).open()
-    assert remote.count("verdicts") == 1 and remote.count("decisions") == 0  # fixes-only: the review stays home
+    assert remote.count("verdicts") == 1 and remote.count("decisions") == 0  # the default: the review stays home
+    assert remote.count("operator_stats", "source = 'review'") == 1  # ... and its operator event leaves, as a count
     b = machine(shared_uri, tmp_path / "b")  # the same cache, a new handle: its next pull
-    assert b.sync()["pulled"] == 1 and b.rows("fixes")[0]["decision"] == "rejected"
+    assert b.sync()["pulled"] == 2 and b.rows("fixes")[0]["decision"] == "rejected"  # the verdict and the count
     assert _warned_and_mined(b) == (0, 0)
     assert b.outbox.pending() == 0 and b.sync()["pushed"] == 0  # applying a verdict does not send it back
     c = machine(shared_uri, tmp_path / "c").open()  # a machine that pulls the fix and its verdict at once
@@ -186,5 +188,6 @@ def _check_refused(uri: str, tmp_path: Path, words: str, caplog, secret: str) ->
         lessons = memory.recall(_cinema_report(), {"cinema/t.py": CINEMA})
     assert lessons, "the run goes on with the local copy"
     assert len(a.notes) == 1 and words in a.notes[0], a.notes
-    assert a.outbox.pending() == 2 and a.count("fixes") == 1  # kept, and queued for when it is fixed
+    # kept, and queued for when it is fixed: the failure, its fix, and the run's two operator events
+    assert a.outbox.pending() == 4 and a.count("fixes") == 1
     assert secret not in caplog.text and secret not in a.notes[0]

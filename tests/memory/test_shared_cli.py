@@ -50,6 +50,7 @@ def test_sync_push_pull_and_doctor(shared_uri: str, tmp_path: Path, monkeypatch,
     assert code == 0 and json.loads(out)["pulled"] == 0
     code, out, _ = _run("doctor", str(tmp_path), "--memory", shared_uri)
     assert "memory: shared store at " + shared_uri in out and "reachable" in out and "writable" in out
+    assert "memory.share = 'fixes-and-stats'" in out and "`fixloop memory sharing` lists what leaves" in out
     code, out, _ = _run("doctor", str(tmp_path), "--memory", "s3://no-such-bucket-x/team")
     assert "the bucket in memory.uri does not exist" in out and SECRET not in out
 

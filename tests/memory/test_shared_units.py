@@ -3,6 +3,7 @@ scrubbed before upload, the share policy, the write-ahead queue, and the setting
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import from_pyproject, load
+from fixloop.config import MemorySettings, Settings, from_pyproject, load
 from fixloop.memory.outbox import Outbox
 from fixloop.memory.privacy import for_sharing, project_name, scrub, shareable
 from fixloop.memory.remote import RemoteConfigError, explain, is_remote, storage_options
@@ -78,6 +79,9 @@ def test_the_share_policy() -> None:
     assert shareable("failures", {"fixed": True}, "fixes-only") and not shareable("failures", {"fixed": False}, "fixes-only")
     assert shareable("fixes", {"verified": True}, "fixes-only")
     assert not shareable("decisions", {}, "fixes-only") and not shareable("operator_stats", {}, "fixes-only")
+    stat = {"error_class": "ValueError", "operator": "arithmetic_swap", "source": "test"}
+    assert shareable("operator_stats", stat, "fixes-and-stats") and not shareable("operator_stats", stat, "fixes-only")
+    assert not shareable("decisions", {}, "fixes-and-stats") and not shareable("failures", {}, "fixes-and-stats")
     assert all(shareable(t, {}, "all") for t in ("failures", "fixes", "decisions", "operator_stats"))
     assert not shareable("meta", {}, "all")
     rows = for_sharing("fixes", [{"id": "1", "verified": True, "project": "/home/bob/p", "diff": "x", "vector": [1],
@@ -107,16 +111,33 @@ def test_the_queue_survives_a_torn_line_and_hands_each_id_once(tmp_path: Path) -
 
 
 def test_share_is_the_users_choice_and_checked() -> None:
+    assert Settings().memory.share == "fixes-and-stats"  # the default: fixes, and statistics that carry no code
     settings, problems = load({"memory": {"share": "everything"}})
-    assert settings.memory.share == "fixes-only" and any("memory.share" in p for p in problems)
-    assert load({"memory": {"share": "all"}})[0].memory.share == "all"
+    assert settings.memory.share == "fixes-and-stats"
+    (problem,) = [p for p in problems if "memory.share" in p]
+    assert all(f"'{mode}'" in problem for mode in ("fixes-only", "fixes-and-stats", "all"))  # each mode, explained
+    assert "operator statistics" in problem and "fixloop memory sharing" in problem
+    for mode in ("fixes-only", "fixes-and-stats", "all"):
+        assert load({"memory": {"share": mode}}) == (dataclasses.replace(Settings(), memory=MemorySettings(share=mode)), [])
 
 
 def test_a_project_file_cannot_widen_sharing(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.fixloop.memory]\nshare = "all"\nuri = "s3://x/y"\n')
     settings, problems = from_pyproject(tmp_path)
-    assert settings.memory.share == "fixes-only" and settings.memory.uri == ""
-    assert any("memory.share" in p for p in problems) and any("memory.uri" in p for p in problems)
+    assert settings.memory.share == "fixes-and-stats" and settings.memory.uri == ""
+    assert any("memory.share" in p and "share less" in p for p in problems) and any("memory.uri" in p for p in problems)
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.memory]\nshare = "fixes-and-stats"\n')
+    user = dataclasses.replace(Settings(), memory=MemorySettings(share="fixes-only"))
+    settings, problems = from_pyproject(tmp_path, user)
+    assert settings.memory.share == "fixes-only" and any("memory.share" in p for p in problems)  # still no wider
+
+
+def test_a_project_file_may_tighten_sharing(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.memory]\nshare = "fixes-only"\n')
+    assert from_pyproject(tmp_path) == (dataclasses.replace(Settings(), memory=MemorySettings(share="fixes-only")), [])
+    everything = dataclasses.replace(Settings(), memory=MemorySettings(share="all"))
+    (tmp_path / "pyproject.toml").write_text('[tool.fixloop.memory]\nshare = "fixes-and-stats"\n')
+    assert from_pyproject(tmp_path, everything)[0].memory.share == "fixes-and-stats"
 
 
 def test_the_sandbox_gets_no_cloud_credentials(monkeypatch) -> None:

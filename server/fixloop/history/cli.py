@@ -20,7 +20,7 @@ from rich.table import Table
 from ..printable import diff_shown, printable, shown
 from ..screen import console
 from . import files, kpis, record
-from .text import headline, num, pct
+from .text import headline, num, pct, source_rows
 from .store import History, cached_kpis, known_projects, load, store_kpis
 
 err = console(stderr=True, soft_wrap=True)
@@ -214,6 +214,8 @@ def render_stats(k: dict[str, Any]) -> Table:
                   f"{num(_ms(m['lookup_p50_seconds']), '.1f')} ms, p95 {num(_ms(m['lookup_p95_seconds']), '.1f')} ms; "
                   f"store {num(_mb(m['store_bytes']), '.1f')} MB")
     table.add_row("model calls", f"{k['model']['calls']} (mean latency {num(k['model']['mean_latency_seconds'], '.2f')} s)")
+    for name, value in source_rows(k["sources"]):
+        table.add_row(name, value)
     for cls, row in list(k["error_classes"].items())[:8]:
         fixers = ", ".join(f"{f} x{n}" for f, n in sorted(row["fixers"].items(), key=lambda kv: -kv[1])[:3])
         table.add_row(f"  {shown(cls)}", f"{row['fixed']}/{row['runs']} fixed" + (f" by {shown(fixers)}" if fixers else ""))

@@ -63,6 +63,7 @@ def render(h: History, k: dict[str, Any], plots: dict[str, str], plots_note: str
     for title, svg in plots.items():
         parts.append(f"<h2>{e(title)}</h2>{svg}")
     parts.append(_error_classes(k))
+    parts.append(_sources(k))
     parts.append(_table("Safety check refusals, by rule", ["rule", "candidates"],
                         [[c, n] for c, n in k["safety"]["refusals_by_rule"].items()]
                         + [["integrity guard", k["safety"]["guard_refusals"]],
@@ -78,6 +79,18 @@ def _error_classes(k: dict[str, Any]) -> str:
     rows = [[cls, v["runs"], v["fixed"], ", ".join(f"{f} x{n}" for f, n in v["fixers"].items())]
             for cls, v in k["error_classes"].items()]
     return _table("Error classes and what fixes them", ["error class", "runs", "fixed", "fixed by"], rows)
+
+
+def _sources(k: dict[str, Any]) -> str:
+    """Fixes by source, and what each saved against the generic search's medians for the same error class."""
+    def n(x: float | None) -> str:
+        return "–" if x is None else f"{x:.1f}"
+
+    rows = [[name, v["fixes"], n(v["median_candidates"]), n(v["median_seconds"]), f"{v['compared']}",
+             n(v["median_candidates_saved"]), n(v["median_seconds_saved"])]
+            for name, v in k.get("sources", {}).items() if v["fixes"]]
+    return _table("Fixes by source (saved: per fix, median, vs the search's medians for the same error class)",
+                  ["source", "fixes", "candidates", "s", "compared", "candidates saved", "s saved"], rows)
 
 
 def _runs(records: list[dict[str, Any]]) -> str:

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from .record import ATTEMPTED
+from .sources import by_source
 from .strategies import compare as compare_strategies
 
 
@@ -103,6 +104,7 @@ def compute(records: Iterable[dict[str, Any]], memory_bytes: int | None = None) 
         "peak_mb": max((r.get("peak_mb", 0.0) for r in runs), default=0.0),
         "runs_with_problems": sum(1 for r in runs if r.get("problems")),
         "strategies": compare_strategies(runs),
+        "sources": by_source(runs),
     }
 
 

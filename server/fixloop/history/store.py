@@ -20,7 +20,7 @@ from typing import Any, Iterable
 from . import files, record
 
 log = logging.getLogger("fixloop.run_history")
-CACHE_VERSION = 2  # 2: records carry the run's strategy
+CACHE_VERSION = 3  # 2: records carry the run's strategy; 3: the KPIs count fixes by source
 MAX_PROJECTS = 500
 
 

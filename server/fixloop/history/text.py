@@ -26,3 +26,18 @@ def headline(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("fixed at $0", pct(k["zero_cost_fix_share"])),
         ("safe runs", f"{pct(k['safety']['safe_run_rate'])} ({k['safety']['unsafe_candidates_run']} unsafe candidates ran)"),
     ]
+
+
+def source_rows(sources: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
+    """Fixes by source and what each saved against the generic search's medians for the same error class."""
+    counted = {name: row for name, row in sources.items() if row["fixes"]}
+    rows = [("fixes by source", ", ".join(f"{name} {row['fixes']}" for name, row in counted.items()) or "none yet")]
+    for name, row in counted.items():
+        text = (f"{row['fixes']} fixes, median {num(row['median_candidates'])} candidates and "
+                f"{num(row['median_seconds'])} s each")
+        if name != "search":
+            text += (f"; saved {num(row['median_candidates_saved'])} candidates and {num(row['median_seconds_saved'])} s "
+                     f"per fix (median) vs the search on the same error class, {row['compared']} of {row['fixes']} "
+                     "compared" if row["compared"] else "; no search fix of the same error class to compare with")
+        rows.append((f"  {name}", text))
+    return rows

@@ -1,4 +1,4 @@
-"""`fixloop memory stats | search | show | forget | export | import | compact | sync | push | pull`."""
+"""`fixloop memory stats | search | show | forget | export | import | compact | sync | push | pull | sharing`."""
 
 from __future__ import annotations
 
@@ -104,6 +104,22 @@ def stats(memory: Optional[str] = MemoryOption) -> None:
         **({"shared": {"uri": store.remote_uri, "share": store.share, "queued": store.outbox.pending(),
                        "offline": store.offline}} if hasattr(store, "remote_uri") else {}),
     })
+
+
+@memory_app.command()
+def sharing(share: Optional[str] = typer.Option(None, "--share", help="List this mode instead of yours: "
+                                                "fixes-only | fixes-and-stats | all.")) -> None:
+    """What leaves this machine for a team's memory (memory.share): per table, which rows, which columns, how cleaned."""
+    from ..core.sharing import SHARES
+    from .leaving import listing
+
+    settings = _settings(None)
+    mode = share or settings.share
+    if mode not in SHARES:
+        err.print(f"[red]error:[/] --share {mode!r} is not one of {', '.join(SHARES)}")
+        raise typer.Exit(2)
+    shared = "://" in settings.uri and not settings.uri.startswith("file://")
+    _out({**listing(mode), "yours": settings.share, "shared_memory": settings.uri if shared else ""})
 
 
 @memory_app.command()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from ..config import MemorySettings
+from ..core.sharing import MEANINGS
 from .remote import explain, is_remote, storage_options
 from .store import default_uri, new_id, quote
 
@@ -16,7 +17,8 @@ def check(settings: MemorySettings) -> tuple[list[str], bool]:
         return ["memory: off (memory.enabled = false)"], True
     if not is_remote(settings.uri):
         return [f"memory: local store at {settings.uri or default_uri()}"], True
-    lines = [f"memory: shared store at {settings.uri} (memory.share = {settings.share!r})"]
+    lines = [f"memory: shared store at {settings.uri} (memory.share = {settings.share!r}: {MEANINGS.get(settings.share, '?')}; "
+             "`fixloop memory sharing` lists what leaves, table by table and column by column)"]
     try:
         storage_options(settings.uri)
         from .factory import make_store

@@ -21,6 +21,7 @@ factors out.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
@@ -63,10 +64,24 @@ class Posterior:
         return a / (a + b)
 
 
+def event_weight(value: object) -> float:
+    """A row's weight as evidence: a teammate's row is untrusted, so a weight that is not a finite number counts
+    as one observation and none counts more than a review (a flood of rows still moves a factor only within
+    [MIN_FACTOR, MAX_FACTOR]). A missing or 0 weight is one observation, as rows imported without one have."""
+    try:
+        weight = float(value or 1.0)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 1.0
+    return _clip(weight, 0.0, REVIEW_WEIGHT) if math.isfinite(weight) else 1.0
+
+
 def posterior_from(events: Iterable[Mapping[str, object]]) -> Posterior:
     post = Posterior()
     for e in events:
-        post.observe(str(e["operator"]), bool(e["success"]), float(e.get("weight", 1.0) or 1.0))  # type: ignore[arg-type]
+        operator = str(e.get("operator") or "")
+        if not operator or operator.startswith(EXPLORE_PREFIX):  # an exploration key is the search's, never a row's
+            continue
+        post.observe(operator, bool(e.get("success")), event_weight(e.get("weight", 1.0)))
     return post
 
 

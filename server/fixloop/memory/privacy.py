@@ -9,16 +9,17 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from ..core.sharing import ALL, FIXES_AND_STATS
+from .codefree import code_free, reduced
 from .packed import repacked
 from .redact import redactor
 
-SHARES = ("fixes-only", "all")
 VERDICTS = "verdicts"  # a fix's review verdict, made after the fix was shared: always shared with it
 SHARED_TABLES = ("failures", "fixes", "decisions", "operator_stats", "mined_templates", VERDICTS)
 UNPROJECTED = frozenset({"mined_templates", VERDICTS})  # a team's decisions on templates and fixes: no project column
 FORGOTTEN = "forgotten"  # ids forgotten on the team's memory: always shared, handled apart (sync.py)
 TEXT_KEYS = ("message", "statement", "text", "signature", "diff", "summary", "test_id", "tried_operators",
-             "path", "frame")
+             "path", "frame", "hunk_id")
 CODE_KEYS = ("edit", "shape", "fault_shape", "spec")  # code structure a replay needs verbatim: only secrets masked
 # An absolute POSIX or Windows path: kept as its last two parts, which say what it was without whose it was.
 _ABS_PATH = re.compile(r"(?<![\w.:/\\~-])(?:/(?:[^/\s'\"():,;]+/)+|[A-Za-z]:\\(?:[^\\\s'\"]+\\)+)(?=[^/\\\s'\"():,;]+)")
@@ -26,15 +27,19 @@ _ABS_PATH = re.compile(r"(?<![\w.:/\\~-])(?:/(?:[^/\s'\"():,;]+/)+|[A-Za-z]:\\(?
 
 def shareable(table: str, row: Mapping[str, Any], share: str) -> bool:
     """`fixes-only`: fixed failures and their verified fixes (what recall and the templates need);
-    `all`: also unfixed failures, review decisions and operator statistics. Decisions on mined templates
-    are always shared: approving one for the team is their point; so is a shared fix's verdict (the
-    `decision` the fix row would carry had it been decided before it was shared)."""
+    `fixes-and-stats`: also the operator statistics whose error class, operator and source carry nothing of
+    the project (codefree.py); `all`: also unfixed failures, review decisions and every statistic. Decisions
+    on mined templates are always shared: approving one for the team is their point; so is a shared fix's
+    verdict (the `decision` the fix row would carry had it been decided before it was shared). What each
+    mode lets out, column by column, is listed in leaving.py."""
     if table in (FORGOTTEN, VERDICTS):
         return True
     if table not in SHARED_TABLES:
         return False
-    if share == "all" or table == "mined_templates":
+    if share == ALL or table == "mined_templates":
         return True
+    if table == "operator_stats":
+        return share == FIXES_AND_STATS and code_free(row)
     if table == "failures":
         return bool(row.get("fixed"))
     if table == "fixes":
@@ -85,15 +90,18 @@ def project_name(project: str) -> str:
 
 def for_sharing(table: str, rows: Iterable[Mapping[str, Any]], share: str,
                 env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The rows of `table` that `share` lets go, scrubbed; vectors and the embedder stay behind
-    (each machine embeds with its own)."""
+    """The rows of `table` that `share` lets go, scrubbed (or reduced to counts: codefree.py); vectors and the
+    embedder stay behind (each machine embeds with its own). leaving.py lists the outcome column by column."""
     out = []
     env = os.environ if env is None else env
     scrub_text, secrets = scrubber(env=env), redactor(env)
     for row in rows:
         if not shareable(table, row, share):
             continue
-        clean = {k: v for k, v in row.items() if k not in ("vector", "_distance")}
+        if table == "operator_stats" and share != ALL:  # counts, not the row: see codefree.py
+            out.append(reduced(row))
+            continue
+        clean = {k: v for k, v in row.items() if k not in ("vector", "_distance", "embedder")}
         for key in TEXT_KEYS:
             if isinstance(clean.get(key), str):
                 clean[key] = scrub_text(clean[key])

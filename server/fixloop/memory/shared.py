@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..core.sharing import DEFAULT_SHARE
 from . import schema
 from .embed import Embedder
 from .outbox import Outbox
@@ -58,7 +59,7 @@ class RemoteStore(MemoryStore):
 
 
 class SharedStore(MemoryStore):
-    def __init__(self, remote_uri: str, embedder: Embedder, share: str = "fixes-only", folder: Path | None = None,
+    def __init__(self, remote_uri: str, embedder: Embedder, share: str = DEFAULT_SHARE, folder: Path | None = None,
                  max_rows: int = 200_000, index_threshold: int = 50_000, retry_seconds: float = RETRY_SECONDS) -> None:
         self.folder = folder or cache_folder(remote_uri)
         super().__init__(str(self.folder / "cache"), embedder, max_rows, index_threshold)

@@ -50,7 +50,8 @@ class Tally:
         return a / (a + b)
 
     def add(self, reward: float) -> "Tally":
-        return Tally(self.runs + 1, self.reward + min(max(reward, 0.0), 1.0))
+        # A teammate's row is untrusted: a reward that is no finite number counts as nothing won.
+        return Tally(self.runs + 1, self.reward + (min(max(reward, 0.0), 1.0) if math.isfinite(reward) else 0.0))
 
 
 @dataclass(frozen=True)
