@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..core.patch import TextEdit
 from .candidate import Mutation
-from .syntax import Offsets, enclosing, is_name_use, local_names, names_in_scope, text_of, walk
+from .syntax import ByText, Offsets, enclosing, is_name_use, local_names, names_in_scope, text_of, walk
 
 BUILTINS = frozenset(dir(builtins))
 ADDERS = ("append", "add", "appendleft", "push", "put")
@@ -48,19 +48,9 @@ class Facts:
     read: set[str] = field(default_factory=set)  # every name read anywhere in it, nested functions included
 
 
-_CACHE: dict[bytes, Facts] = {}
-MAX_CACHED = 4_096  # functions: a large module has hundreds, and a search asks of each many times
-
-
 def facts(fn: Node) -> Facts:
     """The facts of one function definition, cached by its text (operators ask at every node)."""
-    key = fn.text or b""
-    got = _CACHE.get(key)
-    if got is None:
-        if len(_CACHE) > MAX_CACHED:
-            _CACHE.clear()
-        got = _CACHE[key] = _read(fn)
-    return got
+    return _facts(fn)
 
 
 def _read(fn: Node) -> Facts:
@@ -78,6 +68,9 @@ def _read(fn: Node) -> Facts:
             out.read.add(text_of(node))
     out.comprehended -= out.assigned | out.loop_vars | set(out.params)
     return out
+
+
+_facts = ByText(_read, 4_096)  # a large module has hundreds of functions
 
 
 def unused_look_alikes(f: Facts) -> dict[str, str]:
@@ -207,26 +200,24 @@ def _note_call(node: Node, out: Facts) -> None:
         out.callees.append(called)
 
 
-_FILE_CACHE: dict[bytes, dict[str, frozenset[str]]] = {}
-
-
 def file_statements(node: Node) -> dict[str, frozenset[str]]:
     """Every function's one-line statements in the file holding `node` (the ingredients found elsewhere)."""
     root = node
     while root.parent is not None:
         root = root.parent
-    key = root.text or b""
-    got = _FILE_CACHE.get(key)
-    if got is None:
-        if len(_FILE_CACHE) > 32:
-            _FILE_CACHE.clear()
-        got = {}
-        for fn in walk(root):
-            if fn.type == "function_definition":
-                for text, names in facts(fn).statements.items():
-                    got.setdefault(text, names)
-        _FILE_CACHE[key] = got
+    return _file_statements(root)
+
+
+def _read_file_statements(root: Node) -> dict[str, frozenset[str]]:
+    got: dict[str, frozenset[str]] = {}
+    for fn in walk(root):
+        if fn.type == "function_definition":
+            for text, names in facts(fn).statements.items():
+                got.setdefault(text, names)
     return got
+
+
+_file_statements = ByText(_read_file_statements, 32)
 
 
 def enclosing_facts(node: Node) -> list[Facts]:

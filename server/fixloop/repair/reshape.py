@@ -22,7 +22,7 @@ from tree_sitter import Node
 from .context import Facts, facts, function_of, in_scope, is_read, module_functions, near_names, parenthesized, prefer, reads, \
     replacing
 from .operators import Mutation
-from .syntax import Offsets, text_of, walk
+from .syntax import ByText, Offsets, text_of, walk
 
 SHAPE_CAP = 6  # other expressions of the same shape tried in place of one
 OFFSETS_PER_ARGUMENT = 4
@@ -99,27 +99,19 @@ def _names_of(text: str, fn: Node) -> frozenset[str]:
     return _expression_reads(fn).get(text, frozenset({"\0"}))  # an unknown text is never in scope
 
 
-_READS: dict[bytes, dict[str, frozenset[str]]] = {}
-MAX_FUNCTIONS = 256
-
-
-def _expression_reads(fn: Node) -> dict[str, frozenset[str]]:
+def _read_expressions(fn: Node) -> dict[str, frozenset[str]]:
     """Names read by each of a function's expressions of the shapes `same_shape` exchanges (the first of
-    each text): one walk per function, not one per option tried at every node of every suspect line.
-    Names, not nodes, are kept: a node would keep its whole parse tree alive."""
-    key = fn.text or b""
-    got = _READS.get(key)
-    if got is None:
-        if len(_READS) > MAX_FUNCTIONS:
-            _READS.clear()
-        got = {}
-        for sub in walk(fn):
-            if sub.type in ("subscript", "attribute", "call", "binary_operator"):
-                text = text_of(sub)
-                if text not in got:
-                    got[text] = frozenset(reads(sub))
-        _READS[key] = got
+    each text): one walk per function, not one per option tried."""
+    got: dict[str, frozenset[str]] = {}
+    for sub in walk(fn):
+        if sub.type in ("subscript", "attribute", "call", "binary_operator"):
+            text = text_of(sub)
+            if text not in got:
+                got[text] = frozenset(reads(sub))
     return got
+
+
+_expression_reads = ByText(_read_expressions, 256)
 
 
 def call_argument(node: Node, off: Offsets) -> Iterator[Mutation]:

@@ -4,11 +4,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Generic, Iterator, TypeVar
 
 from tree_sitter import Node, Tree
 
 from ..treesitter import parser as _parser
+
+
+T = TypeVar("T")
+
+
+class ByText(Generic[T]):
+    """What `make` reads from a node, kept by the node's text (the same text reads the same wherever it is
+    parsed), up to `limit` texts: the search asks of each function at every node of every suspect line.
+    Values, never nodes, are kept: a node keeps its whole parse tree alive."""
+
+    def __init__(self, make: Callable[[Node], T], limit: int) -> None:
+        self.make = make
+        self.limit = limit
+        self.kept: dict[bytes, T] = {}
+
+    def __call__(self, node: Node) -> T:
+        key = node.text or b""
+        got = self.kept.get(key)
+        if got is None:
+            if len(self.kept) > self.limit:
+                self.kept.clear()
+            got = self.kept[key] = self.make(node)
+        return got
 
 
 def parse(text: str) -> Tree:
@@ -181,19 +204,7 @@ def local_names(scope: Node) -> list[str]:
     return _bound_names(scope)
 
 
-_LOCALS: dict[bytes, list[str]] = {}
-MAX_FUNCTIONS = 1_024
-
-
-def _locals_of(fn: Node) -> list[str]:
-    """`_bound_names` of a function, once per function text (asked at every node a replacement may go)."""
-    key = fn.text or b""
-    got = _LOCALS.get(key)
-    if got is None:
-        if len(_LOCALS) > MAX_FUNCTIONS:
-            _LOCALS.clear()
-        got = _LOCALS[key] = _bound_names(fn)
-    return got
+_locals_of = ByText(_bound_names, 1_024)  # asked at every node a replacement may go
 
 
 def names_in_scope(node: Node) -> list[str]:
