@@ -17,6 +17,11 @@ memory's templates are mined and approved as a user would (`fixloop memory templ
 third project's bugs are fixed with them (`template` runs in the table).
 
     PYTHONPATH=server python bench/learning_sequence.py [--seed 0] [--json] [--python PY] [--templates] [--smoke]
+        [--bugs bench/learning_heldout]
+
+`--bugs bench/learning_heldout` runs a second sequence of the same shape (a thermostat, a ledger and a kiosk:
+clamps, limits, ranges one short, exchanged arguments), written apart from the product's development and
+never tuned against: the figure for bugs the code was not developed on.
 
 `--smoke` runs the first bug of each project (a third each), both ways, on an interpreter with pytest only
 unless `--python` says otherwise, to prove the bench still runs.
@@ -59,6 +64,11 @@ class Run:
     fixed_by: str
     correct: bool
     strategy: str
+
+
+def set_bugs(folder: Path) -> None:
+    global BUGS
+    BUGS = folder.resolve()
 
 
 def sequence() -> list[dict[str, str]]:
@@ -175,7 +185,11 @@ def main() -> None:
     parser.add_argument("--templates", action="store_true", help="mine and approve templates before project 3")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--smoke", action="store_true", help="the first bug of each project only")
+    parser.add_argument("--bugs", type=Path, default=BUGS,
+                        help="the folder of the sequence (sequence.toml and its projects); "
+                             "bench/learning_heldout is a second one, written apart from the product's development")
     args = parser.parse_args()
+    set_bugs(args.bugs)
     args.python = args.python or (lean_python() if args.smoke else sys.executable)
     bugs = sequence()
     if args.smoke:
