@@ -19,6 +19,7 @@ from ..graph.links import fixed_entity, suspect_entity
 from .describe import FailureInfo, describe
 from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .pastfix import FixDetails, KnownFix, hits_in
+from .faultkeys import features, nearest
 from .shapes import StatementEdit, changed_statements, code_of, statements
 from .shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
 from . import packed
@@ -31,6 +32,9 @@ log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
 MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about or replay by shape alone
 SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
+ANALOGY_SIMILARITY = 0.4  # ... and of one found by its fault key alone (any error class): for the analogy
+MAX_ANALOGY_LESSONS = 3
+MAX_ANALOGY_SCAN_CHARS = 200_000  # files on the traceback first; parsed once for both shape channels
 MAX_SHAPE_LESSONS = 20
 AUTO_COMPACT_EVERY = 50  # failures-table versions between automatic compactions
 MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
@@ -52,6 +56,7 @@ class LearningMemory:
         self._patterns: tuple[tuple[int, int], dict[str, KnownFix]] | None = None
         self._fix_details = FixDetails(store)
         self._shapes: tuple[int, dict[str, list[str]], frozenset[str]] | None = None
+        self._keys: dict[frozenset[str], list[str]] = {}  # fault key -> failure ids, with _shapes
         self._balance: tuple[int, dict[str, tuple[int, int]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
         self._lock = threading.RLock()  # the language server may ask from several worker threads
@@ -135,6 +140,12 @@ class LearningMemory:
         # in this project's code (the message may differ: `assert False == True` vs numbers).
         for row in self._shape_matches(sources, self._failing(report)[:3], exclude=set(best)):
             best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
+        # Third channel: fixed failures whose fault key (what the statement does, any error class, any
+        # names) matches a statement on the traceback: one such fix is enough for the analogy proposer.
+        by_key = set()
+        for row in self._key_matches(sources, self._failing(report)[:3], exclude=set(best)):
+            best[row["id"]] = (row, ANALOGY_SIMILARITY)
+            by_key.add(row["id"])
         if not best:
             return ()
         # A failure row carries its fix (packed.py); the fixes table says whether that fix still exists
@@ -162,7 +173,8 @@ class LearningMemory:
                 f"{fix['proposer']}/{fix['operator']}: {fix['summary']}", fix_diff=fix["diff"], operator=fix["operator"],
                 proposer=fix["proposer"], similarity=round(sim, 4), outcome="fixed",
                 meta={"fix_id": fix["id"], "failure_id": row["id"], "project": row["project"],
-                      "fault_shape": fix["fault_shape"], "edits": fix["edit"], "weight": weight})))
+                      "fault_shape": fix["fault_shape"], "edits": fix["edit"], "weight": weight,
+                      "channel": "key" if row["id"] in by_key else "signature"})))
         fixed_ids = {f["failure_id"] for f in fixes}
         for fid, (row, sim) in best.items():
             if fid not in fixed_ids and not row["fixed"] and row["tried"]:
@@ -180,12 +192,16 @@ class LearningMemory:
         if self._shapes is not None and self._shapes[0] == version:
             return self._shapes[1], self._shapes[2]
         out: dict[str, list[str]] = {}
+        keys: dict[frozenset[str], list[str]] = {}
         ids = []
         for f in self.store.rows("fixes", "verified = true", ["id", "fault_shape", "failure_id"], limit=1_000_000):
             ids.append(f["id"])
             if len(f["fault_shape"].split()) >= MIN_PATTERN_TOKENS:
                 out.setdefault(f["fault_shape"], []).append(f["failure_id"])
-        self._shapes = (version, out, frozenset(ids))
+            key = features(f["fault_shape"])
+            if key:
+                keys.setdefault(key, []).append(f["failure_id"])
+        self._shapes, self._keys = (version, out, frozenset(ids)), keys
         return out, self._shapes[2]
 
     def _shape_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
@@ -206,6 +222,19 @@ class LearningMemory:
         if not ids:
             return []
         return self.store.rows("failures", where_in("id", ids) + f" AND error_class = {quote(error_class)}")
+
+    def _key_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
+        self._known_fixes()  # fills the key index for this table version
+        here: set[str] = set()
+        budget = MAX_ANALOGY_SCAN_CHARS
+        on_traceback = {f.path for r in failing for f in r.frames}
+        for path, text in sorted(sources.items(), key=lambda item: (item[0] not in on_traceback, item[0])):
+            if is_test_file(path) or len(text) > budget:
+                continue
+            budget -= len(text)
+            here.update(" ".join(t.shape for t in tokens) for _, tokens in statements(text))
+        ids = [i for i in nearest(here, self._keys, MAX_ANALOGY_LESSONS + len(exclude)) if i not in exclude]
+        return self.store.rows("failures", where_in("id", ids[:MAX_ANALOGY_LESSONS])) if ids else []
 
     def _review_balance(self, shapes: set[str]) -> dict[str, tuple[int, int]]:
         """fault shape -> (accepted, rejected) hunks; every shape's, cached per decisions-table version."""
@@ -246,7 +275,7 @@ class LearningMemory:
         failure_ids = [new_id() for _ in infos]
         # A replayed edit that missed says little about its operator in general: only its wins count.
         evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator
-                     and not (a.patch.proposer == "memory" and a.status == "failed")]
+                     and not (a.patch.proposer in ("memory", "analogy") and a.status == "failed")]
         # A mined template that missed where the run was not fixed was sent there by the localizer: the miss
         # says nothing of the template, which would otherwise lose its place over other bugs' statements.
         fixed_at = touched(outcome.patch) if fixed and outcome.patch is not None else set()
