@@ -103,12 +103,12 @@ def changed(a: Node, b: Node) -> tuple[Node, Node] | None:
 # ---- neighbourhoods -----------------------------------------------------------------------------------
 
 def _label(node: Node) -> str:
-    """What kind of operation a node is, by family: `<` and `>=` alike, `min` and `max`, a call of a role."""
+    """What kind of operation a node is: an operator by family (`<` and `>=` alike, the direction may be the
+    fix), a call by its builtin (`min` is not `max`: which of the two holds a name tells the names apart)."""
     if node.type == "call":
         fn = node.child_by_field_name("function")
         name = text_of(fn) if fn is not None else ""
-        family = family_of(name)
-        return "call:" + (",".join(sorted(family)) if family else name if name in KEEP_NAMES else "role")
+        return "call:" + (name if name in KEEP_NAMES else "role")
     ops = [text_of(c) for c in node.children if not c.is_named]
     fams = [family_of(o) for o in ops]
     return " ".join(",".join(sorted(f)) if f else o for o, f in zip(ops, fams) if o not in "(),[]:")
