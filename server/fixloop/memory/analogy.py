@@ -27,7 +27,6 @@ LITERAL_KINDS = {"integer": "num", "float": "num", "string": "str", "concatenate
                  "true": "bool", "false": "bool", "none": "none"}
 MAX_CODE = 2_000  # a stored statement longer than this is no statement a fix changed
 MAX_NEW = 400  # nor is a replacement longer than this
-NEAR = 0.5  # a lone name or literal must sit in a parent of the same kind, at the same place or under the same operator
 
 
 @dataclass(frozen=True)
@@ -124,31 +123,41 @@ def _steps(node: Node, limit: int = 2) -> tuple[list[tuple[str, str, int, int]],
         named = [c for c in parent.children if c.is_named]
         place = next((i for i, c in enumerate(named) if c.start_byte == cur.start_byte and c.end_byte == cur.end_byte), -1)
         if parent.type == "argument_list" and parent.parent is not None and parent.parent.type == "call":
-            out.append(("call", _label(parent.parent), place, len(named) - 1 - place))
+            out.append(("argument", _label(parent.parent), place, len(named) - 1 - place))
             cur = parent.parent
             continue
-        out.append((parent.type, _label(parent), place, len(named) - 1 - place if place >= 0 else -1))
+        kind = "callee" if parent.type == "call" and place == 0 else parent.type  # `f` in `f(x)` is no argument
+        out.append((kind, _label(parent), place, len(named) - 1 - place if place >= 0 else -1))
         cur = parent
     while cur.parent is not None and not is_statement(cur):
         cur = cur.parent
     return out, cur.type
 
 
-def context(past: Node, here: Node) -> tuple[float, float]:
-    """How alike two nodes' neighbourhoods are (0..1), and how alike their parents alone are."""
+_ARITHMETIC = frozenset("+-*/%@")
+
+
+def _kind_of(label: str) -> str:
+    """A label coarser still: every arithmetic operator one kind (`a * a` and `a + a` both combine values)."""
+    return "arithmetic" if label and set(label.replace(",", "")) <= _ARITHMETIC else label
+
+
+def context(past: Node, here: Node) -> tuple[float, bool]:
+    """How alike two nodes' neighbourhoods are (0..1), and whether their parents are the same kind of
+    operation (the same builtin called, the same operator family or arithmetic) with them in the same role."""
     (a, sa), (b, sb) = _steps(past), _steps(here)
-    total, first = 0.15 if sa == sb else 0.0, 1.0
+    total, near = 0.15 if sa == sb else 0.0, True
     for k, weight in enumerate((0.6, 0.25)):
         if k >= len(a) and k >= len(b):
             score = 1.0
         elif k >= len(a) or k >= len(b) or a[k][0] != b[k][0]:
-            score = 0.0
+            score, near = 0.0, near and k > 0
         else:
             same_place = a[k][2] == b[k][2] or (a[k][3] == b[k][3] and a[k][3] >= 0)
             score = 0.3 + 0.5 * (a[k][1] == b[k][1]) + 0.2 * same_place
+            near = near and (k > 0 or _kind_of(a[k][1]) == _kind_of(b[k][1]))
         total += weight * score
-        first = score if k == 0 else first
-    return total, first
+    return total, near
 
 
 # ---- matching and rendering ---------------------------------------------------------------------------
@@ -213,7 +222,7 @@ def render(new: Node, bind: dict[str, str], resolve: dict[str, str]) -> str | No
 @lru_cache(maxsize=32)
 def _dotted_names(source: str) -> tuple[str, ...]:
     """Every attribute chain the file uses (`self.high`, `size.height`): the scope of a counterpart."""
-    return tuple(dict.fromkeys(text_of(n) for n in walk(parse(source).root_node) if n.type == "attribute" and is_atom(n)))
+    return tuple(dict.fromkeys(text_of(n) for n in walk(_tree(source).root_node) if n.type == "attribute" and is_atom(n)))
 
 
 def _scope(source: str, node: Node) -> list[str]:
@@ -228,8 +237,8 @@ def _role_map(past: Node, old: Node, target: Node) -> dict[str, str]:
         if old.start_byte <= atom.start_byte < old.end_byte:
             continue
         for t in here:
-            score, first = context(atom, t)
-            if first >= NEAR and score > best.get(text_of(atom), (0.0, ""))[0]:
+            score, near = context(atom, t)
+            if near and score > best.get(text_of(atom), (0.0, ""))[0]:
                 best[text_of(atom)] = (score, text_of(t))
     return {k: v for k, (_, v) in best.items()}
 
@@ -239,10 +248,10 @@ def _role_map(past: Node, old: Node, target: Node) -> dict[str, str]:
 def analogies(before: str, after: str, source: str, line: int, limit: int = 3) -> list[Analogy]:
     """The past fix (statement `before` -> `after`, as stored) made at the statement on `line` of
     `source`, best first, at most `limit`; [] when the shapes have nothing in common."""
-    past_a, past_b, root = past_statement(before), past_statement(after), parse(source).root_node
-    if past_a is None or past_b is None or root.has_error:
+    past_a, past_b, tree = past_statement(before), past_statement(after), _tree(source)
+    if past_a is None or past_b is None or tree.root_node.has_error:
         return []
-    target = statement_node(root, line)
+    target = _statement_at(source, line)
     pair = changed(past_a[1], past_b[1])
     if target is None or pair is None or len(text_of(pair[1])) > MAX_NEW:
         return []
@@ -251,7 +260,7 @@ def analogies(before: str, after: str, source: str, line: int, limit: int = 3) -
         found = _operator(old, new, target)
     else:
         found = _rewrite(old, new, past_a[1], target, source)
-    off = Offsets(source)
+    off = _offsets(source)
     out: dict[tuple[int, int, str], Analogy] = {}
     for node, text, score, roles in found:
         start, end = off.char(node.start_byte), off.char(node.end_byte)
@@ -260,6 +269,22 @@ def analogies(before: str, after: str, source: str, line: int, limit: int = 3) -
             if key not in out or out[key].score < score:
                 out[key] = Analogy(start, end, text, round(score, 4), source[start:end], roles)
     return sorted(out.values(), key=lambda a: (-a.score, a.start, a.text))[:limit]
+
+
+# Every past fix is tried at every suspect line of a file: the file is parsed once, not once per try.
+@lru_cache(maxsize=8)
+def _tree(source: str) -> Tree:
+    return parse(source)
+
+
+@lru_cache(maxsize=8)
+def _offsets(source: str) -> Offsets:
+    return Offsets(source)
+
+
+@lru_cache(maxsize=512)
+def _statement_at(source: str, line: int) -> Node | None:
+    return statement_node(_tree(source).root_node, line)
 
 
 Found = list[tuple[Node, str, float, tuple[tuple[str, str], ...]]]
@@ -294,8 +319,8 @@ def _rewrite(old: Node, new: Node, past: Node, target: Node, source: str) -> Fou
         fit = match(old, node, bind)
         if fit is None:
             continue
-        score, first = context(old, node)
-        if is_atom(old) and first < NEAR:
+        score, near = context(old, node)
+        if is_atom(old) and not near:
             continue  # a lone name or literal is everywhere: only one in the same place is the analogue
         if is_literal(old) and is_literal(new):
             for text, sure in _literal(text_of(old), text_of(new), text_of(node)):
