@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable, Sequence
+from typing import Sequence
 
 # Operators and names a fix may exchange for one of the same family; a fix's exchange carries over
 # only within its family (a comparison fix to a comparison, `min`/`max` to a call of `min`/`max`).
@@ -128,7 +128,3 @@ def counterparts(was: str, became: str, here: str, in_scope: Sequence[str], limi
 def _likeness(a: str, b: str) -> float:
     shared = set(words(a)) & set(words(b))
     return max(difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio(), 1.0 if shared else 0.0)
-
-
-def unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
