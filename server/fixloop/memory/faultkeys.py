@@ -8,6 +8,7 @@ Pure functions over shape strings (`shapes.shape_of`).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from .roles import family_of
@@ -17,6 +18,7 @@ MIN_OVERLAP = 0.34  # Jaccard overlap of two keys for a past fix to be worth an 
 _PLAIN = frozenset({"self", "cls", "print", "str", "int", "float", "bool", "list", "dict", "set", "tuple"})
 
 
+@lru_cache(maxsize=8192)  # a project's statement shapes repeat from one recall to the next
 def features(shape: str) -> frozenset[str]:
     """The operator families, telling builtins, `not`, defaults of a `def`, and calls of a role by arity."""
     tokens = shape.split()

@@ -34,7 +34,6 @@ MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn ab
 SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
 ANALOGY_SIMILARITY = 0.4  # ... and of one found by its fault key alone (any error class): for the analogy
 MAX_ANALOGY_LESSONS = 3
-MAX_ANALOGY_SCAN_CHARS = 200_000  # files on the traceback first; parsed once for both shape channels
 MAX_SHAPE_LESSONS = 20
 AUTO_COMPACT_EVERY = 50  # failures-table versions between automatic compactions
 MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
@@ -138,14 +137,14 @@ class LearningMemory:
                     best[row["id"]] = (row, sim)
         # Second channel: fixed failures of this error class whose faulty statement shape occurs
         # in this project's code (the message may differ: `assert False == True` vs numbers).
-        for row in self._shape_matches(sources, self._failing(report)[:3], exclude=set(best)):
-            best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
         # Third channel: fixed failures whose fault key (what the statement does, any error class, any
-        # names) matches a statement on the traceback: one such fix is enough for the analogy proposer.
-        by_key = set()
-        for row in self._key_matches(sources, self._failing(report)[:3], exclude=set(best)):
+        # names) is like a statement's here: one such fix is enough for the analogy proposer.
+        same_shape, same_key = self._shape_matches(sources, self._failing(report)[:3], exclude=set(best))
+        for row in same_shape:
+            best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
+        by_key = {row["id"] for row in same_key}
+        for row in same_key:
             best[row["id"]] = (row, ANALOGY_SIMILARITY)
-            by_key.add(row["id"])
         if not best:
             return ()
         # A failure row carries its fix (packed.py); the fixes table says whether that fix still exists
@@ -204,11 +203,14 @@ class LearningMemory:
         self._shapes, self._keys = (version, out, frozenset(ids)), keys
         return out, self._shapes[2]
 
-    def _shape_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
+    def _shape_matches(self, sources: Mapping[str, str], failing: list[Any],
+                       exclude: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Failures whose fixed statement has the shape of a statement here (same error class), and those
+        whose fault key is like one here (any class, for the analogy): one read of the code, one query."""
         error_class = failing[0].exc_type or failing[0].outcome  # as describe() names it
         known = self._known_fixes()[0]
-        if not known:
-            return []
+        if not known and not self._keys:
+            return [], []
         here: set[str] = set()
         budget = MAX_SHAPE_SCAN_CHARS
         on_traceback = {f.path for r in failing for f in r.frames}
@@ -219,22 +221,14 @@ class LearningMemory:
             here.update(" ".join(t.shape for t in tokens) for _, tokens in statements(text))
         ids = [fid for shape in sorted(here & set(known)) for fid in known[shape][-MAX_SHAPE_LESSONS:]]
         ids = [i for i in ids if i not in exclude][-MAX_SHAPE_LESSONS:]
-        if not ids:
-            return []
-        return self.store.rows("failures", where_in("id", ids) + f" AND error_class = {quote(error_class)}")
-
-    def _key_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
-        self._known_fixes()  # fills the key index for this table version
-        here: set[str] = set()
-        budget = MAX_ANALOGY_SCAN_CHARS
-        on_traceback = {f.path for r in failing for f in r.frames}
-        for path, text in sorted(sources.items(), key=lambda item: (item[0] not in on_traceback, item[0])):
-            if is_test_file(path) or len(text) > budget:
-                continue
-            budget -= len(text)
-            here.update(" ".join(t.shape for t in tokens) for _, tokens in statements(text))
-        ids = [i for i in nearest(here, self._keys, MAX_ANALOGY_LESSONS + len(exclude)) if i not in exclude]
-        return self.store.rows("failures", where_in("id", ids[:MAX_ANALOGY_LESSONS])) if ids else []
+        by_key = [i for i in nearest(here, self._keys, MAX_ANALOGY_LESSONS + len(exclude) + len(ids))
+                  if i not in exclude][: MAX_ANALOGY_LESSONS + len(ids)]
+        if not ids and not by_key:
+            return [], []
+        rows = self.store.rows("failures", where_in("id", ids + by_key))
+        same = [r for r in rows if r["id"] in ids and r["error_class"] == error_class]
+        taken = {r["id"] for r in same}
+        return same, [r for r in rows if r["id"] in by_key and r["id"] not in taken][:MAX_ANALOGY_LESSONS]
 
     def _review_balance(self, shapes: set[str]) -> dict[str, tuple[int, int]]:
         """fault shape -> (accepted, rejected) hunks; every shape's, cached per decisions-table version."""
