@@ -3,12 +3,16 @@ to differently written code; what does not match proposes nothing; a wrong analo
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
+import pytest
 
+from fixloop.config import MemorySettings, Settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import (Attempt, FileChange, Frame, Lesson, Limits, Outcome, Patch, Status, Suspect, Task,
                                 TestReport, TestResult)
@@ -22,6 +26,8 @@ from fixloop.memory.replay import MemoryReplayProposer
 from fixloop.memory.store import MemoryStore
 from fixloop.repair.mutate import MutationProposer
 from fixloop.safety.check import PatchSafety
+from fixloop.session import FixSession
+from tests.conftest import PYTHON
 from tests.fakes import Call, ScriptedRunner
 
 CLAMP = "def clamp(value, low, high):\n    return max(low, min(value, low))\n"
@@ -193,3 +199,16 @@ def test_a_wrong_analogy_costs_at_most_its_bound_in_the_real_loop(tmp_path: Path
     assert misled >= 1  # the memory did mislead: the bound is what is tested
     assert warm - cold <= AnalogyProposer().per_fix * 2 and misled <= AnalogyProposer().per_fix * 2
     assert warm <= cold + misled + order.count("memory")
+
+
+@pytest.mark.e2e  # two whole fix sessions on real pytest (the first takes ~20 candidates)
+def test_a_clamp_fixed_in_one_project_fixes_the_other_at_the_first_candidate(tmp_path: Path) -> None:
+    pair = Path(__file__).resolve().parents[2] / "bench" / "analogy_pairs" / "clamp_roles"
+    settings = dataclasses.replace(Settings(), offline=True, python=PYTHON, memory=MemorySettings(uri=str(tmp_path / "m")),
+                                   sandbox=dataclasses.replace(Settings().sandbox, backend="none"))
+    for name in ("a", "b"):
+        shutil.copytree(pair / name, tmp_path / name)
+        outcome = FixSession(tmp_path / name, settings, seed=0).run()
+        assert outcome.status is Status.FIXED, outcome.message
+    assert outcome.candidates_evaluated == 1 and outcome.patch is not None and outcome.patch.proposer == "analogy"
+    assert "self.low), self.high)" in outcome.patch.changes[0].after
