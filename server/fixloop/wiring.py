@@ -19,6 +19,7 @@ from .graph.prior import EntityPriorLocalizer
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
 from .memory.factory import make_memory
+from .memory.analogy_proposer import AnalogyProposer
 from .memory.learning import LearningMemory
 from .memory.replay import MemoryReplayProposer
 from .mined.proposer import MinedTemplateProposer, store_loader
@@ -133,6 +134,9 @@ PROPOSERS: tuple[ProposerKind, ...] = (
     ProposerKind("template", _mined(demoted=False), lambda s: -1),
     # A past fix replayed here is the cheapest candidate of all.
     ProposerKind("memory", lambda given: MemoryReplayProposer() if given.memory is not None else None,
+                 lambda s: 0),
+    # One past fix carried over to differently written code: a few candidates per fix, before the engine.
+    ProposerKind("analogy", lambda given: AnalogyProposer() if given.memory is not None else None,
                  lambda s: 0),
     ProposerKind("mutation", lambda given: MutationProposer(), lambda s: 2),
     # A template that kept failing lost its place: after the generic operators, before the model.

@@ -136,7 +136,9 @@ def test_a_lesson_is_found_by_its_faulty_shape_when_the_message_differs(memory: 
     (lesson,) = memory.recall(report, {"cinema/t.py": CINEMA})
     assert lesson.meta["fault_shape"] == "if ID > ID :" and lesson.similarity == 0.5
     other_class = failing_report("tests/test_t.py::test_senior", "'k'", "tests/test_t.py", 5, exc_type="KeyError")
-    assert memory.recall(other_class, {"cinema/t.py": CINEMA}) == ()
+    # Another error class: not the shape channel's (its lessons rank 0.5), but the fault key's, for the analogy.
+    (lesson,) = memory.recall(other_class, {"cinema/t.py": CINEMA})
+    assert lesson.meta["channel"] == "key" and lesson.similarity == 0.4
 
 
 def test_runs_compact_the_store_every_so_often(memory: LearningMemory, monkeypatch) -> None:

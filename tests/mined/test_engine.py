@@ -45,8 +45,8 @@ def _first_patch(proposer: object) -> list[str]:
 def test_only_an_approved_template_is_tried_and_it_is_tried_first(store: MemoryStore) -> None:
     teach_strict_limit(store)
     proposers = _proposers(store)
-    assert [type(p).__name__ for p in proposers][:3] == ["MinedTemplateProposer", "MemoryReplayProposer",
-                                                       "MutationProposer"]
+    assert [type(p).__name__ for p in proposers][:4] == ["MinedTemplateProposer", "MemoryReplayProposer",
+                                                       "AnalogyProposer", "MutationProposer"]
     assert _first_patch(proposers[0]) == []  # proposed, not approved: not used
     [template] = mine(store)
     decide(store, template.id, "approved")

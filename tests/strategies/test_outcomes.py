@@ -61,7 +61,8 @@ def test_a_pinned_strategy_leads_the_run(settings: Settings, tmp_path: Path) -> 
     assert (choice.strategy, choice.reason) == ("mutation-first", "pinned")
     assert isinstance(ports.proposers[0], Part) and ports.proposers[0].name == "mutation"
     # the mined templates (nothing approved yet: they offer nothing) keep their places
-    assert [p.name for p in ports.proposers] == ["mutation", "template", "memory", "mutation", "template", "llm"]
+    assert [p.name for p in ports.proposers] == ["mutation", "template", "memory", "analogy", "mutation", "template",
+                                                   "llm"]
 
 
 def test_the_model_leads_only_with_a_key_and_online(settings: Settings, tmp_path: Path,

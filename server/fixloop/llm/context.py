@@ -169,7 +169,11 @@ def neighbours(ctx: ProposalContext) -> str:
 def lessons_text(ctx: ProposalContext, limit: int = 5) -> str:
     out: list[str] = []
     for lesson in ctx.lessons[:limit]:
-        body = (f"similar failure ({lesson.similarity:.2f}), outcome {lesson.outcome or '?'}: {lesson.summary}\n"
+        # A fix recalled by its fault key only is an analogy: its names are roles to map onto this code (the
+        # analogy proposer's attempts, in the history, say which mapping was tried).
+        kind = "same kind of statement fixed elsewhere (map its names onto this code)" \
+            if lesson.meta.get("channel") == "key" else "similar failure"
+        body = (f"{kind} ({lesson.similarity:.2f}), outcome {lesson.outcome or '?'}: {lesson.summary}\n"
                 f"signature: {lesson.signature}")
         if lesson.fix_diff:
             body += "\n" + head(lesson.fix_diff, 1500)

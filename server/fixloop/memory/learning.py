@@ -19,6 +19,7 @@ from ..graph.links import fixed_entity, suspect_entity
 from .describe import FailureInfo, describe
 from .priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from .pastfix import FixDetails, KnownFix, hits_in
+from .faultkeys import features, nearest
 from .shapes import StatementEdit, changed_statements, code_of, statements
 from .shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
 from . import packed
@@ -31,6 +32,8 @@ log = logging.getLogger("fixloop.memory")
 T = TypeVar("T")
 MIN_PATTERN_TOKENS = 4  # `return ID` matches everything: too generic to warn about or replay by shape alone
 SHAPE_MATCH_SIMILARITY = 0.5  # the rank of a lesson found by its faulty shape, not by its signature
+ANALOGY_SIMILARITY = 0.4  # ... and of one found by its fault key alone (any error class): for the analogy
+MAX_ANALOGY_LESSONS = 3
 MAX_SHAPE_LESSONS = 20
 AUTO_COMPACT_EVERY = 50  # failures-table versions between automatic compactions
 MAX_SHAPE_SCAN_CHARS = 500_000  # files on the traceback first; a big project is not parsed whole
@@ -52,6 +55,7 @@ class LearningMemory:
         self._patterns: tuple[tuple[int, int], dict[str, KnownFix]] | None = None
         self._fix_details = FixDetails(store)
         self._shapes: tuple[int, dict[str, list[str]], frozenset[str]] | None = None
+        self._keys: dict[frozenset[str], list[str]] = {}  # fault key -> failure ids, with _shapes
         self._balance: tuple[int, dict[str, tuple[int, int]]] | None = None
         self.broken = ""  # the last error, for `fixloop memory stats` and the server's log
         self._lock = threading.RLock()  # the language server may ask from several worker threads
@@ -133,8 +137,14 @@ class LearningMemory:
                     best[row["id"]] = (row, sim)
         # Second channel: fixed failures of this error class whose faulty statement shape occurs
         # in this project's code (the message may differ: `assert False == True` vs numbers).
-        for row in self._shape_matches(sources, self._failing(report)[:3], exclude=set(best)):
+        # Third channel: fixed failures whose fault key (what the statement does, any error class, any
+        # names) is like a statement's here: one such fix is enough for the analogy proposer.
+        same_shape, same_key = self._shape_matches(sources, self._failing(report)[:3], exclude=set(best))
+        for row in same_shape:
             best[row["id"]] = (row, SHAPE_MATCH_SIMILARITY)
+        by_key = {row["id"] for row in same_key}
+        for row in same_key:
+            best[row["id"]] = (row, ANALOGY_SIMILARITY)
         if not best:
             return ()
         # A failure row carries its fix (packed.py); the fixes table says whether that fix still exists
@@ -162,7 +172,8 @@ class LearningMemory:
                 f"{fix['proposer']}/{fix['operator']}: {fix['summary']}", fix_diff=fix["diff"], operator=fix["operator"],
                 proposer=fix["proposer"], similarity=round(sim, 4), outcome="fixed",
                 meta={"fix_id": fix["id"], "failure_id": row["id"], "project": row["project"],
-                      "fault_shape": fix["fault_shape"], "edits": fix["edit"], "weight": weight})))
+                      "fault_shape": fix["fault_shape"], "edits": fix["edit"], "weight": weight,
+                      "channel": "key" if row["id"] in by_key else "signature"})))
         fixed_ids = {f["failure_id"] for f in fixes}
         for fid, (row, sim) in best.items():
             if fid not in fixed_ids and not row["fixed"] and row["tried"]:
@@ -180,19 +191,26 @@ class LearningMemory:
         if self._shapes is not None and self._shapes[0] == version:
             return self._shapes[1], self._shapes[2]
         out: dict[str, list[str]] = {}
+        keys: dict[frozenset[str], list[str]] = {}
         ids = []
         for f in self.store.rows("fixes", "verified = true", ["id", "fault_shape", "failure_id"], limit=1_000_000):
             ids.append(f["id"])
             if len(f["fault_shape"].split()) >= MIN_PATTERN_TOKENS:
                 out.setdefault(f["fault_shape"], []).append(f["failure_id"])
-        self._shapes = (version, out, frozenset(ids))
+            key = features(f["fault_shape"])
+            if key:
+                keys.setdefault(key, []).append(f["failure_id"])
+        self._shapes, self._keys = (version, out, frozenset(ids)), keys
         return out, self._shapes[2]
 
-    def _shape_matches(self, sources: Mapping[str, str], failing: list[Any], exclude: set[str]) -> list[dict[str, Any]]:
+    def _shape_matches(self, sources: Mapping[str, str], failing: list[Any],
+                       exclude: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Failures whose fixed statement has the shape of a statement here (same error class), and those
+        whose fault key is like one here (any class, for the analogy): one read of the code, one query."""
         error_class = failing[0].exc_type or failing[0].outcome  # as describe() names it
         known = self._known_fixes()[0]
-        if not known:
-            return []
+        if not known and not self._keys:
+            return [], []
         here: set[str] = set()
         budget = MAX_SHAPE_SCAN_CHARS
         on_traceback = {f.path for r in failing for f in r.frames}
@@ -203,9 +221,14 @@ class LearningMemory:
             here.update(" ".join(t.shape for t in tokens) for _, tokens in statements(text))
         ids = [fid for shape in sorted(here & set(known)) for fid in known[shape][-MAX_SHAPE_LESSONS:]]
         ids = [i for i in ids if i not in exclude][-MAX_SHAPE_LESSONS:]
-        if not ids:
-            return []
-        return self.store.rows("failures", where_in("id", ids) + f" AND error_class = {quote(error_class)}")
+        by_key = [i for i in nearest(here, self._keys, MAX_ANALOGY_LESSONS + len(exclude) + len(ids))
+                  if i not in exclude][: MAX_ANALOGY_LESSONS + len(ids)]
+        if not ids and not by_key:
+            return [], []
+        rows = self.store.rows("failures", where_in("id", ids + by_key))
+        same = [r for r in rows if r["id"] in ids and r["error_class"] == error_class]
+        taken = {r["id"] for r in same}
+        return same, [r for r in rows if r["id"] in by_key and r["id"] not in taken][:MAX_ANALOGY_LESSONS]
 
     def _review_balance(self, shapes: set[str]) -> dict[str, tuple[int, int]]:
         """fault shape -> (accepted, rejected) hunks; every shape's, cached per decisions-table version."""
@@ -246,7 +269,7 @@ class LearningMemory:
         failure_ids = [new_id() for _ in infos]
         # A replayed edit that missed says little about its operator in general: only its wins count.
         evaluated = [a for a in attempts if a.status in ("failed", "plausible") and a.patch.operator
-                     and not (a.patch.proposer == "memory" and a.status == "failed")]
+                     and not (a.patch.proposer in ("memory", "analogy") and a.status == "failed")]
         # A mined template that missed where the run was not fixed was sent there by the localizer: the miss
         # says nothing of the template, which would otherwise lose its place over other bugs' statements.
         fixed_at = touched(outcome.patch) if fixed and outcome.patch is not None else set()

@@ -28,7 +28,10 @@ class MemoryReplayProposer:
         self.max_suspects = max_suspects
 
     def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
-        lessons = [lesson for lesson in ctx.lessons if lesson.outcome == "fixed" and lesson.meta.get("edits")]
+        # A fix recalled by its fault key alone is the analogy proposer's: a token replay of it would cost
+        # candidates the exact replay never spent before.
+        lessons = [lesson for lesson in ctx.lessons if lesson.outcome == "fixed" and lesson.meta.get("edits")
+                   and lesson.meta.get("channel") != "key"]
         if not lessons:
             return
         by_file: dict[str, dict[int, tuple[Token, ...]]] = {}
