@@ -19,14 +19,12 @@ the ratio. Goal: at least 5x fewer overall, and warm never above cold on any pai
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import dataclasses
+import functools
 import json
-import multiprocessing
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memory_learning import Run, fix, lean_python  # noqa: E402
+from memory_learning import Run, fix, pair_classes, run_pairs  # noqa: E402
 
 PAIRS = ROOT / "bench" / "analogy_pairs"
 
@@ -65,24 +63,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.pairs, args.reps, args.jobs = "negation", 1, 1
-    classes = sorted(p.name for p in PAIRS.iterdir() if (p / "a").is_dir() and (p / "b").is_dir())
-    if args.pairs:
-        classes = [c for c in classes if c in args.pairs.split(",")]
-
-    results: dict[str, dict[str, list[Run]]] = {}
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="fixloop-bench-analogy-") as tmp:
-        scratch = Path(tmp)
-        if args.jobs <= 1:
-            python = lean_python() if args.smoke else ""
-            for cls in classes:
-                results[cls] = run_pair(cls, args.reps, scratch, python)
-        else:
-            context = multiprocessing.get_context("spawn")  # no lock or thread of this process is inherited
-            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
-                futures = {cls: pool.submit(run_pair, cls, args.reps, scratch) for cls in classes}
-                results = {cls: f.result() for cls, f in futures.items()}
-    elapsed = time.monotonic() - started
+    classes = pair_classes(PAIRS, args.pairs)
+    run = functools.partial(run_pair, reps=args.reps)
+    results, elapsed = run_pairs(classes, run, args.jobs, args.smoke, "fixloop-bench-analogy-")
 
     header = (f"{'class':17} {'a':>3} | {'cold min':>8} {'median':>6} {'max':>4} | {'warm min':>8} {'median':>6} "
               f"{'max':>4} | {'cold/warm':>9} {'fixed':>5} | warm fixed by")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import dataclasses
+import functools
 import multiprocessing
 import json
 import shutil
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
@@ -86,6 +88,32 @@ def lean_python() -> str:
     return project_python()
 
 
+def pair_classes(pairs: Path, wanted: str) -> list[str]:
+    """The pair folders (each with its `a` and `b` project), those named in `wanted` (comma-separated) if any."""
+    classes = sorted(p.name for p in pairs.iterdir() if (p / "a").is_dir() and (p / "b").is_dir())
+    return [c for c in classes if not wanted or c in wanted.split(",")]
+
+
+def run_pairs(classes: list[str], run: Callable[..., dict[str, list[Run]]], jobs: int, smoke: bool,
+              prefix: str) -> tuple[dict[str, dict[str, list[Run]]], float]:
+    """(each class's runs, seconds): in turn, or side by side, one process a class; `run(cls=, scratch=,
+    python=)` is a module-level function or a partial of one (it crosses to the processes)."""
+    results: dict[str, dict[str, list[Run]]] = {}
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        scratch = Path(tmp)
+        if jobs <= 1:
+            python = lean_python() if smoke else ""
+            for cls in classes:
+                results[cls] = run(cls=cls, scratch=scratch, python=python)
+        else:
+            context = multiprocessing.get_context("spawn")  # no lock or thread of this process is inherited
+            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+                futures = {cls: pool.submit(run, cls=cls, scratch=scratch) for cls in classes}
+                results = {cls: f.result() for cls, f in futures.items()}
+    return results, time.monotonic() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default="", help="comma-separated classes (default: all)")
@@ -97,24 +125,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.pairs, args.reps, args.cold_reps, args.jobs = "threshold", 1, 1, 1
-    classes = sorted(p.name for p in PAIRS.iterdir() if (p / "a").is_dir() and (p / "b").is_dir())
-    if args.pairs:
-        classes = [c for c in classes if c in args.pairs.split(",")]
-
-    results: dict[str, dict[str, list[Run]]] = {}
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="fixloop-bench-memory-") as tmp:
-        scratch = Path(tmp)
-        if args.jobs <= 1:
-            python = lean_python() if args.smoke else ""
-            for cls in classes:
-                results[cls] = run_pair(cls, args.reps, args.cold_reps, scratch, python)
-        else:
-            context = multiprocessing.get_context("spawn")  # no lock or thread of this process is inherited
-            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
-                futures = {cls: pool.submit(run_pair, cls, args.reps, args.cold_reps, scratch) for cls in classes}
-                results = {cls: f.result() for cls, f in futures.items()}
-    elapsed = time.monotonic() - started
+    classes = pair_classes(PAIRS, args.pairs)
+    run = functools.partial(run_pair, reps=args.reps, cold_reps=args.cold_reps)
+    results, elapsed = run_pairs(classes, run, args.jobs, args.smoke, "fixloop-bench-memory-")
 
     header = (f"{'class':15} {'a':>3} | {'cold':>4} | {'warm min':>8} {'median':>6} {'max':>4} | "
               f"{'worst w/c':>9} {'fixed':>6} | warm fixed by")
