@@ -113,10 +113,10 @@ def test_by_default_even_a_short_suite_screens_on_the_covering_tests_and_says_no
 
 
 def test_the_spectrum_records_the_failing_tests_and_the_passing_tests_beside_them() -> None:
-    results = [TestResult("tests/test_a.py::test_ok", "passed", duration=0.5),
+    results = [TestResult("tests/test_a.py::test_ok", "passed", duration=0.3),
                TestResult("tests/test_a.py::test_bad", "failed", duration=0.1),
-               TestResult("tests/test_b.py::test_other", "passed", duration=0.5),
-               TestResult("tests/test_a.py::test_ok2", "passed", duration=0.5)]
+               TestResult("tests/test_b.py::test_other", "passed", duration=0.3),
+               TestResult("tests/test_a.py::test_ok2", "passed", duration=0.3)]
     baseline = TestReport(tuple(results))
     chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
     # the failing test last: a lazy set-up runs in whichever test comes first, and must not look like its own
@@ -150,3 +150,12 @@ def test_the_spectrum_takes_the_passing_tests_nearest_to_the_failing_one_first()
     # 12 s of tests, a quarter of it recorded: the two nearest, then the file in its order
     assert chosen[2:] == (*(f"tests/test_a.py::OtherTests::test_{i}" for i in range(3)),
                           "tests/test_a.py::PadTests::test_long[2]")
+
+
+def test_the_spectrum_of_a_suite_of_seconds_records_about_a_second_of_tests() -> None:
+    """Traced tests run two to three times slower: on a 4-second suite the spectrum records about one
+    second of them (the failing test and its nearest neighbours), not half the suite."""
+    passing = [TestResult(f"tests/test_a.py::test_{i}", "passed", duration=0.25) for i in range(15)]
+    baseline = TestReport((*passing, TestResult("tests/test_a.py::test_bad", "failed", duration=0.25)))
+    chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
+    assert chosen == (*(f"tests/test_a.py::test_{i}" for i in range(3)), "tests/test_a.py::test_bad")

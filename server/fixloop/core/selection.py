@@ -31,7 +31,7 @@ class Plan:
 
 
 FOCUS_SHARE = 0.25  # the spectrum's tests may take this share of what the baseline's tests took...
-FOCUS_FLOOR = 2.0  # ...or this many seconds, whichever is more (they run two to three times slower, traced)
+FOCUS_FLOOR = 1.0  # ...or this many seconds, whichever is more (they run two to three times slower, traced)
 
 
 def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
