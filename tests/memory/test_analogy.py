@@ -41,6 +41,10 @@ SHARE = ("def percent(part, whole):\n    return 100.0 * part / whole\n\n\n"
 JOB = ("def fraction(done, total):\n    return done / total\n\n\nclass Job:\n    def __init__(self, steps):\n"
        "        self.steps = steps\n        self.finished = 0\n\n    def progress(self):\n"
        "        return fraction(self.steps, self.finished)\n")
+KIOSK = ("class Kiosk:\n    def __init__(self, quiet, loud, capacity):\n        self.quiet = quiet\n"
+         "        self.loud = loud\n        self.capacity = capacity\n        self.volume = quiet\n\n"
+         "    def set_volume(self, level):\n        self.volume = max(self.quiet, min(level, self.quiet))\n"
+         "        return self.volume\n")
 SHELF = ("class Shelf:\n    def __init__(self, capacity):\n        self.capacity = capacity\n        self.count = 0\n\n"
          "    def restock(self, delivered, damaged):\n        usable = delivered + damaged\n"
          "        self.count = min(self.count + usable, self.capacity)\n        return self.count\n")
@@ -88,6 +92,19 @@ def test_a_name_becomes_an_attribute_role_and_the_new_name_its_sibling(tmp_path:
     assert patches and patches[0].proposer == "analogy"
     assert patches[0].changes[0].after == THERMOSTAT.replace("self.low), self.low)", "self.low), self.high)")
     assert "low ~ self.low" in patches[0].summary and "high ~ self.high" in patches[0].summary
+    assert len(patches) <= 3
+
+
+def test_a_name_with_no_counterpart_by_its_words_becomes_the_sibling_declared_beside_the_role(
+        tmp_path: Path) -> None:
+    """`floor` -> `ceiling` where the bounds are `quiet` and `loud`: no word relates them, but bounds are
+    declared together, and the fix carried to an assignment is the same edit as to a return."""
+    memory = _store(tmp_path)
+    clamp = "def clamp(amount, floor, ceiling):\n    return max(floor, min(amount, floor))\n"
+    _learn(memory, "books/clamp.py", clamp, clamp.replace("min(amount, floor)", "min(amount, ceiling)"), 2,
+           "replace_identifier")
+    patches = _proposed(memory, "kiosk/machine.py", KIOSK, "self.volume = max(")
+    assert patches[0].changes[0].after == KIOSK.replace("min(level, self.quiet)", "min(level, self.loud)")
     assert len(patches) <= 3
 
 

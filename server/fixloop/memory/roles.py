@@ -30,6 +30,7 @@ _OPPOSITES = (("low", "high"), ("lo", "hi"), ("min", "max"), ("minimum", "maximu
               ("x", "y"), ("src", "dst"), ("floor", "ceiling"), ("open", "close"), ("row", "col"),
               ("rows", "cols"), ("inner", "outer"), ("prev", "next"), ("lowest", "highest"), ("from", "to"))
 OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
+BESIDE = 0.3  # how sure a name declared beside the replaced one is, when nothing else names the fix's
 LIKE = 0.6  # how like the fix's name a sibling must be to stand in for it when no name is made the fix's way
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -122,7 +123,22 @@ def counterparts(was: str, became: str, here: str, in_scope: Sequence[str], limi
         liked = sorted(scope, key=lambda n: -_likeness(n.rpartition(".")[2], became_last))
         out = [(n, 0.4 * _likeness(n.rpartition(".")[2], became_last)) for n in liked[:limit]]
         out = [(n, s) for n, s in out if s >= 0.4 * LIKE]
+    if not out:
+        out = [(n, BESIDE) for n in beside(here, in_scope)]
     return out[:limit]
+
+
+def beside(here: str, in_scope: Sequence[str]) -> list[str]:
+    """The names of `here`'s kind (attributes of the same object, or plain names) that come right after and
+    right before it where the code first uses them: bounds, ends and pairs are declared together (`quiet`,
+    `loud`; `floor`, `ceiling`), so a fix that brought in an unrelated-looking name most often took the
+    one declared beside the name it replaced."""
+    base = here.rpartition(".")[0]
+    kind = [n for n in dict.fromkeys(in_scope) if n.rpartition(".")[0] == base]
+    if here not in kind:
+        return []
+    at = kind.index(here)
+    return [kind[i] for i in (at + 1, at - 1) if 0 <= i < len(kind)]
 
 
 def _likeness(a: str, b: str) -> float:
