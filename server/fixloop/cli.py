@@ -223,6 +223,8 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
     if not as_json:
         err.print(f"[green]{shown(outcome.message)}[/]")
         print_diff(summary["diff"], err)
+        for said in summary.get("hooks", []):
+            err.print(shown(said))
     asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
     apply = yes or (asked and typer.confirm("Apply?", default=False))
     if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
@@ -236,6 +238,9 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
     if result.ok:
         summary["applied"] = True
         err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
+        summary["hooks"] = [*summary.get("hooks", []), *result.said]
+        for said in result.said:
+            err.print(shown(said))
     else:
         summary["conflicts"] = list(result.conflicts)
         err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))

@@ -27,6 +27,7 @@ else:  # pragma: no cover
 
 from .core.model import Limits
 from .runner.listing import CopyRule
+from .safety.hooks import HookSettings
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from .core.strategies import CHOICES as STRATEGY_CHOICES
 from .core.sharing import DEFAULT_SHARE, MEANINGS as SHARE_MEANINGS, SHARES, at_most
@@ -120,6 +121,7 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
+    hooks: HookSettings = field(default_factory=HookSettings)  # yours only: commands run on your machine
 
     def limits(self) -> Limits:
         return Limits(
@@ -301,6 +303,8 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "workspace.ignored_file_kb": (AT_MOST, ""), "workspace.ignored_total_mb": (AT_MOST, ""),
     # The project knows its generated files; credential files and virtualenvs stay out whatever it says.
     "workspace.copy_include": (FREE, ""), "workspace.copy_exclude": (FREE, ""),
+    **{f"hooks.{k}": (USER, "hooks run on your machine, outside the sandbox") for k in
+       ("pre_candidate", "post_fix", "on_apply", "timeout_seconds", "deny")},
 }
 
 

@@ -23,6 +23,7 @@ from .sandbox.api import SandboxUnavailable
 from .strategies.bandit import Choice
 from .strategies.outcomes import record as record_strategy
 from .wiring import llm_api_key, make_ports, make_runner, make_task
+from .safety.hooks import ON_APPLY, POST_FIX, tell
 from .workspace_io import ApplyResult, apply_patch
 
 
@@ -124,7 +125,9 @@ class FixSession:
             outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
-        self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome))})
+        told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
+        extra = {"hooks": [told]} if told else {}
+        self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome)), **extra})
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
@@ -153,4 +156,6 @@ class FixSession:
     def apply(self) -> ApplyResult:
         if self.outcome is None or self.outcome.patch is None:
             return ApplyResult((), ("there is no fix to apply",))
-        return apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
+        result = apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
+        told = tell(ON_APPLY, self.settings.hooks, self.outcome.patch, self.workspace) if result.ok else ""
+        return dataclasses.replace(result, said=(told,)) if told else result

@@ -28,6 +28,7 @@ from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
+from .safety.hooks import HookedSafety
 from .sandbox.api import SandboxUnavailable
 from .sandbox.backends import SandboxSettings
 from .sandbox.select import choose as choose_sandbox, resolve as resolve_sandbox
@@ -181,7 +182,8 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         runner=runner,
         proposers=ArrangedOnUse(arranged),
         localizer=localizer,
-        safety=PatchSafety(),
+        # The user's deny patterns and pre_candidate hook after the rules: a veto skips the candidate.
+        safety=HookedSafety(PatchSafety(), settings.hooks, task.workspace) if settings.hooks.any else PatchSafety(),
         memory=memory,
         is_test_file=guard,
         cancelled=cancelled,

@@ -15,6 +15,7 @@ from .runner.scratch import encode_source
 class ApplyResult:
     written: tuple[str, ...]
     conflicts: tuple[str, ...]
+    said: tuple[str, ...] = ()  # what the user's on_apply hook answered
 
     @property
     def ok(self) -> bool:
