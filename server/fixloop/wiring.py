@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
-from .core.model import Finding, Scope, Task, Usage
+from .core.model import Finding, Patch, Scope, Task, Usage
 from .core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory
 from .goal.ports import GoalAuthor
 from .graph.memory import GraphMemory
@@ -28,7 +28,7 @@ from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
-from .safety.hooks import HookedSafety
+from .safety.hooks import ON_APPLY, HookedSafety, HookSettings, tell
 from .sandbox.api import SandboxUnavailable
 from .sandbox.backends import SandboxSettings
 from .sandbox.select import choose as choose_sandbox, resolve as resolve_sandbox
@@ -193,6 +193,11 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------
+def tell_applied(hooks: HookSettings, patch: Patch, workspace: Path) -> str:
+    """The user's on_apply hook told of what the editor applied ('' when none is set)."""
+    return tell(ON_APPLY, hooks, patch, workspace)
+
+
 def make_editor_scanner(path: str) -> Callable[[str], list[Finding]]:
     """The safety rules for one open document, re-scanning only what each edit changed. Rules about
     generated code only stay out of the editor (`catalog.EDITOR_CODES`)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,30 @@ async def test_client_review_accept_reject_and_conflict(profile: str, tmp_path: 
         assert recorded == {ids[0]: False, ids[1]: True, ids[2]: False}
         assert "return a + b\n\n\ndef mul" not in s.editor.text(ops_uri)
         assert (ws / OPS).read_text() == CALC[OPS]  # disk untouched until the editor saves
+
+
+@pytest.mark.e2e  # a whole fix run, the user's hooks real processes
+async def test_the_users_hooks_hear_of_the_fix_and_of_what_the_editor_applied(profile: str, tmp_path: Path) -> None:
+    ws = calc_project(tmp_path)
+    told = tmp_path / "told"
+    told.mkdir()
+    script = tmp_path / "tell.py"
+    script.write_text("import os, sys\nopen(os.path.join(%r, os.environ['FIXLOOP_HOOK']), 'w').write(sys.stdin.read())\n"
+                      "print('heard by ' + os.environ['FIXLOOP_HOOK'])\n" % str(told))
+    hook = json.dumps([sys.executable, str(script)])
+    user = tmp_path / "config.toml"
+    user.write_text(f"[hooks]\npost_fix = {hook}\non_apply = {hook}\n")
+    async with lsp(profile, ws, tmp_path, options={"review": "client"}, patches=CALC_PATCH,
+                   env={"FIXLOOP_CONFIG": str(user)}) as s:
+        run_id = (await s.command("fixloop.fix", {"scope": "workspace"}))["run_id"]
+        assert (await s.run_finished(run_id))["status"] == "fixed"
+        await s.until(lambda: any("post_fix hook: heard by post_fix" in m.message for m in s.client.messages),
+                      what="the post_fix hook's answer")
+        assert "(fixed)" in (told / "post_fix").read_text()  # the whole fix, before any decision
+        assert not (told / "on_apply").exists()
+        result = await s.command("fixloop.accept", {"run_id": run_id, "hunks": [f"{OPS}#1"]})
+        assert result["applied"] == [f"{OPS}#1"]
+        await s.until(lambda: any("on_apply hook: heard by on_apply" in m.message for m in s.client.messages),
+                      what="the on_apply hook's answer")
+        applied = (told / "on_apply").read_text()
+        assert "+    return a - b" in applied and "(fixed)" not in applied  # only the hunk the user took

@@ -26,6 +26,9 @@ class Recorder:
     def record_decision(self, run_id: str, hunk: Mapping[str, Any], accepted: bool, patch: Patch | None) -> None:
         self.decisions.append((hunk["id"], accepted))
 
+    def applied(self, run_id: str, patch: Patch) -> str:
+        return ""
+
 
 def reviewer(root: Path, ops: tuple[t.ResourceOperationKind, ...]) -> tuple[Reviewer, list[t.WorkspaceEdit], list[str]]:
     sent: list[t.WorkspaceEdit] = []

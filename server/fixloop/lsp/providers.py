@@ -82,6 +82,8 @@ class DiagnosticsProvider(Protocol):
 class DecisionRecorder(Protocol):
     def record_decision(self, run_id: str, hunk: Mapping[str, Any], accepted: bool, patch: Patch | None) -> None: ...
 
+    def applied(self, run_id: str, patch: Patch) -> str: ...
+
 
 class DefaultProviders:
     """The safety rules (incremental per document) and bandit, and the project's memory, as `fixloop.wiring`
@@ -167,9 +169,11 @@ class DefaultProviders:
 class RunDirRecorder:
     """Decisions go to `.fixloop/runs/<id>/decisions.jsonl` and, when there is one, the memory."""
 
-    def __init__(self, workspace: Callable[[], Path | None], memory: Callable[[], ReviewMemory | None]) -> None:
+    def __init__(self, workspace: Callable[[], Path | None], memory: Callable[[], ReviewMemory | None],
+                 settings: Callable[[], Settings] = Settings) -> None:
         self._workspace = workspace
         self._memory = memory
+        self._settings = settings
 
     def record_decision(self, run_id: str, hunk: Mapping[str, Any], accepted: bool, patch: Patch | None) -> None:
         record = {"run_id": run_id, "hunk": hunk.get("id"), "path": hunk.get("path"), "accepted": accepted,
@@ -180,6 +184,13 @@ class RunDirRecorder:
         store = self._memory()
         if store is not None:
             store.record_decision(run_id, str(record["hunk"]), accepted, patch)
+
+    def applied(self, run_id: str, patch: Patch) -> str:
+        """What the user's on_apply hook answered ('' when none is set)."""
+        from .. import wiring
+
+        root = self._workspace()
+        return wiring.tell_applied(self._settings().hooks, patch, root) if root is not None else ""
 
 
 def as_pattern(hit: PatternHit) -> MemoryPattern:

@@ -70,6 +70,8 @@ class Reviewer:
         self._summaries[run_id] = summary
         self.latest = run_id
         self.notify(RUN_FINISHED, self.show(run_id) or summary)
+        for said in summary.get("hooks", []):  # the user's post_fix hook answered
+            self.editor.show(t.MessageType.Info, f"fixloop: {said}")
         if proposal is not None and self.editor.config().review == "workspaceEdit":
             # The user may keep the review open for long: the next queued run does not wait for it.
             task = asyncio.ensure_future(self._offer_logged(proposal))
@@ -137,6 +139,7 @@ class Reviewer:
             return result
         for h in result.taken:
             self._decide(proposal, h, ACCEPTED)
+        await self._applied(proposal, result.taken)
         # An honest refusal (VS Code's Discard) or edits the documents show were not made: rejected.
         for h in result.untaken:
             self._decide(proposal, h, REJECTED)
@@ -153,6 +156,7 @@ class Reviewer:
         result = await self._apply(proposal, states, confirm=False, label=f"fixloop: accept {proposal.run_id}")
         for h in result.taken + result.unknown:  # no confirmation was asked: `applied` is the answer
             self._decide(proposal, h, ACCEPTED)
+        await self._applied(proposal, result.taken + result.unknown)
         conflicts = [{"id": h.id, "message": h.message} for h in result.conflicts]
         if result.refused or result.failure:
             reason = result.failure or "the editor did not apply the edit"
@@ -175,6 +179,23 @@ class Reviewer:
                 self._decide(proposal, h, REJECTED)
                 done.append(h.id)
         return {"rejected": done}
+
+    async def _applied(self, proposal: Proposal, taken: Sequence[HunkState]) -> None:
+        """Tell the user's on_apply hook what was applied (off the event loop: a hook may take its timeout)."""
+        if not taken:
+            return
+        by_path: dict[str, list[HunkState]] = {}
+        for h in taken:
+            by_path.setdefault(h.hunk.path, []).append(h)
+        patch = Patch(tuple(FileChange(path, proposal.before[path], apply_hunks(proposal.before[path], [h.hunk for h in hs]))
+                            for path, hs in by_path.items()), "review", "applied")
+        try:
+            said = await asyncio.to_thread(self.recorder.applied, proposal.run_id, patch)
+        except Exception:  # a hook is the user's: its failure never undoes a decision
+            log.exception("telling the on_apply hook failed")
+            return
+        if said:
+            self.editor.show(t.MessageType.Info, f"fixloop: {said}")
 
     def _decide(self, proposal: Proposal, h: HunkState, state: str) -> None:
         h.state, h.message = state, ""

@@ -114,7 +114,8 @@ class FixloopServer(LanguageServer):
         provider = provider or DefaultProviders(lambda: self.root, lambda: self.config.settings)
         self.diagnostics = DiagnosticsEngine(self.editor, provider, self.publish_diagnostics)
         self.review = Reviewer(self.editor, self.protocol.notify, self.workspace_apply_edit_async,
-                               recorder or RunDirRecorder(lambda: self.root, provider.store))
+                               recorder or RunDirRecorder(lambda: self.root, provider.store,
+                                                                        lambda: self.config.settings))
         self.runs = RunManager(self.editor, lambda: self.work_done_progress, self.review.finished, session_factory)
         self.tests = TestWriter(self.editor, self.review, lambda: self.work_done_progress)
 
