@@ -34,7 +34,11 @@ class ByText(Generic[T]):
         return got
 
 
+@lru_cache(maxsize=16)
 def parse(text: str) -> Tree:
+    """One tree per text: the proposers, the localizer and the templates each ask for the same suspect file's
+    tree (a 5,000-line module took 0.04 s each time, seven times before the first candidate). Trees are
+    never edited in place here (a caller that edits one copies it first)."""
     return _parser().parse(text.encode("utf-8"))
 
 
