@@ -19,11 +19,11 @@ from .history.store import remember_project
 from .runlog import RunLog, new_run_id
 from .runner.interpreter import InterpreterUnusable
 from .runner.pytest_runner import PytestRunner
+from .safety.hooks import ON_APPLY, POST_FIX, tell
 from .sandbox.api import SandboxUnavailable
 from .strategies.bandit import Choice
 from .strategies.outcomes import record as record_strategy
 from .wiring import llm_api_key, make_ports, make_runner, make_task
-from .safety.hooks import ON_APPLY, POST_FIX, tell
 from .workspace_io import ApplyResult, apply_patch
 
 
