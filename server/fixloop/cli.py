@@ -284,9 +284,10 @@ def doctor(
     text, ok = render(settings.sandbox)
     sys.stdout.write(printable(text, multiline=True))
     from .memory.doctor import check as check_memory
+    from .wiring import hook_lines
 
     memory_lines, _ = check_memory(settings.memory)  # memory is an aid: it never fails the doctor
-    sys.stdout.write("\n" + printable("\n".join(memory_lines), multiline=True) + "\n")
+    sys.stdout.write("\n" + printable("\n".join(memory_lines + hook_lines(settings)), multiline=True) + "\n")
     raise typer.Exit(0 if ok else 1)
 
 

@@ -28,7 +28,7 @@ from .repair.mutate import MutationProposer
 from .runner.pytest_runner import PytestRunner
 from .safety import bandit_scan, catalog, rules
 from .safety.check import PatchSafety
-from .safety.hooks import ON_APPLY, HookedSafety, HookSettings, tell
+from .safety.hooks import ON_APPLY, HookedSafety, HookSettings, describe, tell
 from .sandbox.api import SandboxUnavailable
 from .sandbox.backends import SandboxSettings
 from .sandbox.select import choose as choose_sandbox, resolve as resolve_sandbox
@@ -193,6 +193,11 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------
+def hook_lines(settings: Settings) -> list[str]:
+    """`fixloop doctor`'s lines about the user's hooks."""
+    return describe(settings.hooks)
+
+
 def tell_applied(hooks: HookSettings, patch: Patch, workspace: Path) -> str:
     """The user's on_apply hook told of what the editor applied ('' when none is set)."""
     return tell(ON_APPLY, hooks, patch, workspace)

@@ -157,3 +157,7 @@ def test_post_fix_and_on_apply_hooks_are_told_of_the_fix_and_shown(tmp_path: Pat
         assert f"{hook} hook: noted \\x1b[2J by {hook}" in proc.stderr  # shown, escaped
     assert "\x1b[2J" not in proc.stderr
     assert proc.stderr.index("post_fix hook") < proc.stderr.index("applied to") < proc.stderr.index("on_apply hook")
+    doctor = subprocess.run([sys.executable, "-m", "fixloop", "doctor", str(project), "--sandbox", "none"],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert f"hooks: post_fix runs {sys.executable} {script}" in doctor.stdout
+    assert "outside the sandbox" in doctor.stdout and "pre_candidate" not in doctor.stdout

@@ -113,3 +113,15 @@ def tell(hook: str, hooks: HookSettings, patch: Patch | None, workspace: Path) -
     if not answer.ok:
         return f"{hook} hook failed: {answer.said}"
     return f"{hook} hook: {answer.said}" if answer.said else f"{hook} hook ran"
+
+
+def describe(hooks: HookSettings) -> list[str]:
+    """`fixloop doctor`'s hook lines: which of your commands run, on what, for how long."""
+    if not hooks.any:
+        return ["hooks: none set (see [hooks] in the README's Configuration)"]
+    lines = [f"hooks: {name} runs {' '.join(argv)}" for name, argv in
+             ((PRE_CANDIDATE, hooks.pre_candidate), (POST_FIX, hooks.post_fix), (ON_APPLY, hooks.on_apply)) if argv]
+    if hooks.deny:
+        lines.append(f"hooks: deny refuses candidates adding {', '.join(repr(p) for p in hooks.deny)}")
+    lines.append(f"hooks: each may take {hooks.timeout_seconds:g} s; they run on this machine, outside the sandbox")
+    return lines
