@@ -76,6 +76,17 @@ def test_a_veto_a_hang_and_a_crash_each_refuse_the_candidate_with_the_hooks_mess
     assert "+    return a + b" in (tmp_path / f"{how}.log").read_text()  # the diff came on stdin
 
 
+def test_a_hook_that_times_out_is_stopped_with_what_it_started(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pid_file}; wait"
+    started = time.monotonic()
+    answer = call("pre_candidate", ("sh", "-c", script), "", 1.0, tmp_path)
+    assert not answer.ok and "did not answer within 1 s" in answer.said
+    assert time.monotonic() - started < 10
+    status = Path(f"/proc/{pid_file.read_text().strip()}/status")
+    assert not status.exists() or "State:\tZ" in status.read_text()  # gone (or dead, awaiting its reaper)
+
+
 def test_a_hook_that_cannot_start_refuses_and_the_safety_rules_still_come_first(tmp_path: Path) -> None:
     missing = HookedSafety(PatchSafety(), HookSettings(pre_candidate=(str(tmp_path / "no-such-hook"),)), tmp_path)
     verdict = missing.check(ADD)

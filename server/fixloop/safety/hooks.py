@@ -16,6 +16,7 @@ read the diff): it is bounded here and escaped wherever it is shown.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -54,15 +55,21 @@ def call(hook: str, argv: tuple[str, ...], diff: str, timeout: float, workspace:
     env = dict(os.environ, FIXLOOP_HOOK=hook, FIXLOOP_WORKSPACE=str(workspace))
     try:
         with tempfile.TemporaryDirectory(prefix="fixloop-hook-") as cwd:
-            done = subprocess.run(list(argv), input=diff.encode("utf-8", "replace"), capture_output=True,
-                                  timeout=timeout, cwd=cwd, env=env, check=False)
-    except subprocess.TimeoutExpired:
-        return HookAnswer(False, f"your {hook} hook did not answer within {timeout:g} s (hooks.timeout_seconds)")
+            # Its own process group: a hook that times out is stopped with whatever it started.
+            with subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  cwd=cwd, env=env, start_new_session=True) as process:
+                try:
+                    out, err = process.communicate(diff.encode("utf-8", "replace"), timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.communicate()
+                    return HookAnswer(False, f"your {hook} hook did not answer within {timeout:g} s "
+                                             "(hooks.timeout_seconds)")
     except (OSError, ValueError) as e:
         return HookAnswer(False, f"your {hook} hook could not start: {e}")
-    said = _last_line(done.stdout) or _last_line(done.stderr)
-    if done.returncode != 0:
-        return HookAnswer(False, said or f"your {hook} hook exited with code {done.returncode}")
+    said = _last_line(out) or _last_line(err)
+    if process.returncode != 0:
+        return HookAnswer(False, said or f"your {hook} hook exited with code {process.returncode}")
     return HookAnswer(True, said)
 
 
