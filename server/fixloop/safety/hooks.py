@@ -15,6 +15,7 @@ read the diff): it is bounded here and escaped wherever it is shown.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -61,7 +62,8 @@ def call(hook: str, argv: tuple[str, ...], diff: str, timeout: float, workspace:
                 try:
                     out, err = process.communicate(diff.encode("utf-8", "replace"), timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
+                    with contextlib.suppress(ProcessLookupError):  # the group ended meanwhile
+                        os.killpg(process.pid, signal.SIGKILL)
                     process.communicate()
                     return HookAnswer(False, f"your {hook} hook did not answer within {timeout:g} s "
                                              "(hooks.timeout_seconds)")
