@@ -101,7 +101,7 @@ def _errors(s: Situation, python: str) -> list[str]:
     if cut:  # a baseline stopped at its time limit: the message already names the setting and a value
         steps.append(f"give the baseline more time: set {printable(cut.group(1))}, or run part of the suite with "
                      "--file or --test")
-    elif baseline.problem:
+    elif baseline.problem and not any(_NO_MODULE.search(e) for e in baseline.collection_errors):
         if "pytest is not installed" in baseline.problem:
             steps.append(f"install pytest for the interpreter that runs the tests: `{python} -m pip install pytest`, "
                          "or point --python at the project's virtualenv")

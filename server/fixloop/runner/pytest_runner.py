@@ -27,6 +27,7 @@ from .baseline import Place, cut_problem, rejudged, settle
 from .canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
 from .cold import ColdRunner
 from .covering import covering
+from .declared import install_advice, only_imports_fail
 from .listing import CopyRule
 from .missing import explain
 from .prepare import Prepared, coverage_policy, prepare
@@ -194,6 +195,13 @@ class PytestRunner:
             # An import that fails only because the copy left a file of the workspace out is no bug to fix.
             left_out = explain(self.scratch.workspace, self.scratch.listing, report)
             report = dataclasses.replace(report, problem=left_out) if left_out else report
+        if first and not report.problem:
+            # A package the interpreter lacks is no bug to fix either, when it is all that fails.
+            install = install_advice(self.scratch.workspace, self.python, report)
+            if install and only_imports_fail(report):
+                report = dataclasses.replace(report, problem=install)
+            elif install:
+                self.notes.append(install)
         return report
 
     def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
