@@ -70,6 +70,12 @@ def test_the_advice_names_the_declaration_and_the_command_and_skips_the_projects
     advice = install_advice(tmp_path, "/venv/bin/python", MISSING_YAML)
     assert "from PyYAML, which the project declares (pyproject.toml [project.optional-dependencies] test" in advice
     assert "`/venv/bin/python -m pip install 'PyYAML>=6'`" in advice and "installs nothing itself" in advice
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n'
+                                           'dependencies = ["pyyaml @ https://evil.example/pyyaml.whl"]\n')
+    named = install_advice(linked, "python", MISSING_YAML)
+    assert "`python -m pip install pyyaml`" in named  # by name from your index, never the project's link
     (tmp_path / "yaml").mkdir()  # the project's own package of that name: a copy or code problem, not a package
     assert install_advice(tmp_path, "/venv/bin/python", MISSING_YAML) == ""
     assert only_imports_fail(MISSING_YAML)

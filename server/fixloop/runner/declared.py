@@ -115,6 +115,13 @@ def providing(module: str, project: Sequence[Declared]) -> tuple[str, Declared |
     return (known, None) if known else ("", None)
 
 
+def _from_index(requirement: str) -> str:
+    """The requirement as a command may repeat it: a direct URL the project names is left out (the package
+    comes from your index, by name), so a repository cannot have fixloop suggest fetching its link."""
+    parsed = Requirement(requirement)
+    return parsed.name if parsed.url else requirement
+
+
 def install_advice(workspace: Path, python: str, report: TestReport) -> str:
     """What to install, and how, for the first module the tests could not import that the project does not
     itself contain ('' when there is none)."""
@@ -130,7 +137,8 @@ def install_advice(workspace: Path, python: str, report: TestReport) -> str:
         if where is not None:
             return (f"the tests import {module!r}, from {dist}, which the project declares ({where.where}: "
                     f"{where.requirement}) but {python or 'the interpreter'} does not have: install it there, "
-                    f"`{py} -m pip install {shlex.quote(where.requirement)}` (fixloop installs nothing itself)")
+                    f"`{py} -m pip install {shlex.quote(_from_index(where.requirement))}` (fixloop installs "
+                    "nothing itself)")
         if dist:
             return (f"the tests import {module!r}, usually from the distribution {dist}, which "
                     f"{python or 'the interpreter'} does not have and the project does not declare: "
