@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from ..core.model import TestReport
 from ..sandbox.hostio import UnsafeFile, read_beneath
-from .missing import NO_MODULE, missing_modules
+from .missing import NO_MODULE, ROOTS, missing_modules
 
 MAX_BYTES = 1_000_000  # a declaration file larger than this is not read
 REQUIREMENTS = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt", "requirements_dev.txt",
@@ -148,8 +148,8 @@ def install_advice(workspace: Path, python: str, report: TestReport) -> str:
 
 def _provided_by_the_project(workspace: Path, module: str) -> bool:
     top = module.split(".")[0]
-    return any(os.path.lexists(workspace / root / top) or os.path.lexists(workspace / root / f"{top}.py")
-               for root in ("", "src", "lib", "python"))
+    return any(os.path.lexists(workspace / f"{root}{top}") or os.path.lexists(workspace / f"{root}{top}.py")
+               for root in ROOTS)
 
 
 def only_imports_fail(report: TestReport) -> bool:

@@ -80,9 +80,9 @@ def _last_line(raw: bytes) -> str:
     return lines[-1][:MAX_SAID] if lines else ""
 
 
-def denied(patch: Patch, patterns: tuple[str, ...]) -> str:
-    """The first `deny` pattern an added line of the candidate contains, as a reason ('' for none)."""
-    added = [line[1:] for line in unified_diff(patch).splitlines() if line.startswith("+") and not line.startswith("+++")]
+def denied(diff: str, patterns: tuple[str, ...]) -> str:
+    """The first `deny` pattern an added line of the candidate's diff contains, as a reason ('' for none)."""
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     for pattern in patterns:
         if pattern and any(pattern in line for line in added):
             return f"an added line contains {pattern!r}, which your hooks.deny forbids"
@@ -102,10 +102,10 @@ class HookedSafety:
         verdict = self.inner.check(patch) if self.inner is not None else Verdict(True)
         if not verdict.ok:
             return verdict
-        reason = denied(patch, self.hooks.deny)
+        diff = unified_diff(patch)  # once: on a large module a diff of the whole file is not free
+        reason = denied(diff, self.hooks.deny)
         if not reason and self.hooks.pre_candidate:
-            answer = call(PRE_CANDIDATE, self.hooks.pre_candidate, unified_diff(patch), self.hooks.timeout_seconds,
-                          self.workspace)
+            answer = call(PRE_CANDIDATE, self.hooks.pre_candidate, diff, self.hooks.timeout_seconds, self.workspace)
             reason = "" if answer.ok else f"vetoed by your pre_candidate hook: {answer.said}"
         if not reason:
             return verdict
