@@ -17,6 +17,7 @@ from fixloop.core.loop import drive, run
 from fixloop.core.model import (Attempt, FileChange, Frame, Lesson, Limits, Outcome, Patch, Status, Suspect, Task,
                                 TestReport, TestResult)
 from fixloop.core.ports import Ports, ProposalContext
+from fixloop.llm.context import lessons_text
 from fixloop.memory.analogy import analogies
 from fixloop.memory.analogy_proposer import AnalogyProposer
 from fixloop.memory.embed import HashingEmbedder
@@ -146,6 +147,35 @@ def test_recall_by_fault_key_finds_the_fix_without_reading_the_whole_project(tmp
     assert "min(value, high)" in lessons[0].summary  # the before/after a model's context shows
     plain = "def total(prices, tax):\n    net = sum(prices)\n    return net + tax\n"
     assert memory.recall(_report("shop/total.py", 3), {"shop/total.py": plain}) == ()  # no min/max here
+
+
+def _recalled_by_key(tmp_path: Path, path: str, source: str, needle: str) -> ProposalContext:
+    """The clamp fix recalled by its fault key alone, at a run on `source` whose top suspect is `needle`'s line."""
+    memory = _store(tmp_path)
+    _learn(memory, "ranges/clamp.py", CLAMP, CLAMP.replace("min(value, low)", "min(value, high)"), 2, "replace_identifier")
+    memory.min_similarity = 1.01  # only the fault key answers: the lesson is an analogy
+    line = _line(source, needle)
+    report = _report(path, line, "TypeError")
+    ctx = ProposalContext(sources={path: source}, baseline=report, target_tests=("tests/test_x.py::test_x",),
+                          suspects=(Suspect(path, line, 0.9),), lessons=memory.recall(report, {path: source}))
+    assert [lesson.meta["channel"] for lesson in ctx.lessons] == ["key"]
+    return ctx
+
+
+def test_a_lesson_recalled_by_key_shows_the_model_its_before_after_and_roles_here(tmp_path: Path) -> None:
+    text = lessons_text(_recalled_by_key(tmp_path, "heating/thermostat.py", THERMOSTAT, "return min("))
+    assert "past fix: `return max(low, min(value, low))` -> `return max(low, min(value, high))`" in text
+    assert "here (heating/thermostat.py:7): `self.low` -> `self.high`" in text
+    assert "roles: low -> self.low, high -> self.high" in text  # in the order the past statement names them
+    assert text.count("<data") == text.count("</data>") == 1  # the project's text stays inside its wrapper
+    assert text.index("roles:") < text.index("</data>")
+
+
+def test_a_lesson_whose_shape_does_not_map_onto_the_suspect_adds_no_roles(tmp_path: Path) -> None:
+    """The recall matched another statement of SHELF (its `min`); the top suspect, a sum, maps nothing."""
+    text = lessons_text(_recalled_by_key(tmp_path, "stock/shelf.py", SHELF, "usable = delivered"))
+    assert "same kind of statement fixed elsewhere" in text
+    assert "roles:" not in text and "past fix:" not in text
 
 
 def _lesson(edits: object) -> Lesson:

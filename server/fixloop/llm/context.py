@@ -19,13 +19,15 @@ Rules, in order:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..core.model import Attempt, TestReport, TestResult
+from ..core.model import Attempt, Lesson, TestReport, TestResult
 from ..core.patch import unified_diff
 from ..core.ports import ProposalContext
 from ..graph.neighbours import callers_and_callees
+from ..memory.analogy_proposer import mapped
 from ..repair.syntax import functions_in
 from . import prompts
 from .tools import outline
@@ -35,6 +37,7 @@ MIN_CUT_CHARS = 400
 FULL_ATTEMPTS = 3
 SUMMARY_LINES = 12
 MAX_TOOL_RESULT_CHARS = 12_000
+MAX_MAPPED_CODE = 300  # a statement shown in a lesson's before/after line, as the analogy proposer keeps it
 ELIDED = "[tool output elided to fit the context budget; call the tool again if you still need it]"
 
 
@@ -169,16 +172,39 @@ def neighbours(ctx: ProposalContext) -> str:
 def lessons_text(ctx: ProposalContext, limit: int = 5) -> str:
     out: list[str] = []
     for lesson in ctx.lessons[:limit]:
-        # A fix recalled by its fault key only is an analogy: its names are roles to map onto this code (the
-        # analogy proposer's attempts, in the history, say which mapping was tried).
+        # A fix recalled by its fault key only is an analogy: its names are roles to map onto this code. The
+        # lesson says how they map at the top suspect when the analogy finds it (mapping_text).
         kind = "same kind of statement fixed elsewhere (map its names onto this code)" \
             if lesson.meta.get("channel") == "key" else "similar failure"
         body = (f"{kind} ({lesson.similarity:.2f}), outcome {lesson.outcome or '?'}: {lesson.summary}\n"
                 f"signature: {lesson.signature}")
+        if lesson.meta.get("channel") == "key":
+            body += mapping_text(ctx, lesson)
         if lesson.fix_diff:
             body += "\n" + head(lesson.fix_diff, 1500)
         out.append(data("lesson", body))
     return "\n".join(out)
+
+
+def mapping_text(ctx: ProposalContext, lesson: Lesson) -> str:
+    """An analogy's before/after and which of the past fix's names play which role at the top suspect
+    statement (the mapping the analogy proposer tries), so a model can make the same edit here; "" when
+    its shape does not map onto that statement."""
+    top = next((s for s in ctx.suspects if s.path in ctx.sources and not ctx.is_test_file(s.path)), None)
+    found = mapped(lesson, ctx.sources[top.path], top.line) if top is not None else None
+    if top is None or found is None or not found[2].roles:
+        return ""
+    before, after, analogy = found
+    past = f"{before}\n{after}"
+
+    def first_use(role: tuple[str, str]) -> int:  # the roles in the order the past statement names them
+        hit = re.search(rf"(?<![\w.]){re.escape(role[0])}(?!\w)", past)
+        return hit.start() if hit else len(past)
+
+    roles = ", ".join(f"{a} -> {b}" for a, b in sorted(analogy.roles, key=first_use))
+    return (f"\npast fix: `{before[:MAX_MAPPED_CODE]}` -> `{after[:MAX_MAPPED_CODE]}`"
+            f"\nhere ({top.path}:{top.line}): `{analogy.was[:MAX_MAPPED_CODE]}` -> `{analogy.text[:MAX_MAPPED_CODE]}`"
+            f"\nroles: {roles}")
 
 
 def outlines(ctx: ProposalContext, max_files: int = 3) -> str:

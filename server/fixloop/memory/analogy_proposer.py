@@ -4,6 +4,8 @@ whose shape it shares (analogy.py), at most `per_fix` candidates per past fix.
 It runs after the exact replay and before the offline engine. A wrong analogy therefore costs at most
 `per_fix` candidates per recalled fix (and `max_candidates` in all) before the generic operators
 start; what it proposes goes through the same safety check and sandbox as every other candidate.
+`mapped` is the same carrying-over at one statement, for a model's context (llm/context.py): a lesson
+shows where its names go, not only the past diff.
 """
 
 from __future__ import annotations
@@ -19,6 +21,31 @@ from .shapes import code_of, edits_from_json
 
 log = logging.getLogger("fixloop.memory")
 HEADER_SHARE = 0.8  # a function's `def` line counts as its most suspect line, a little less (defaults)
+MIN_SCORE = 0.05  # an analogy less alike than this is a coincidence of shape, neither proposed nor shown
+
+
+def past_statements(lesson: Lesson, limit: int = 3) -> list[tuple[str, str]]:
+    """The statements a past fix changed, (before, after) as stored, that an analogy can read: unreadable,
+    empty or oversized ones are left out (a teammate's row is untrusted)."""
+    out: list[tuple[str, str]] = []
+    for edit in edits_from_json(str(lesson.meta.get("edits") or ""))[:limit]:
+        before, after = code_of(edit.before).strip(), code_of(edit.after).strip()
+        if before and after and len(before) <= MAX_CODE and len(after) <= MAX_CODE:
+            out.append((before, after))
+    return out
+
+
+def mapped(lesson: Lesson, source: str, line: int, min_score: float = MIN_SCORE) -> tuple[str, str, Analogy] | None:
+    """The past fix's best analogy at the statement on `line` of `source`, with the past statement it came
+    from: what a model is shown so it can make the same edit with this code's names (the same mapping the
+    proposer tries). None when no stored statement maps onto it."""
+    try:
+        found = [(before, after, a) for before, after in past_statements(lesson)
+                 for a in analogies(before, after, source, line, 1) if a.score >= min_score]
+    except Exception as e:  # noqa: BLE001  a hostile row shows no mapping; it never stops the context
+        log.info("analogy: lesson %s not mapped: %s: %s", lesson.meta.get("fix_id", "?"), type(e).__name__, e)
+        return None
+    return max(found, key=lambda f: f[2].score) if found else None
 
 
 class AnalogyProposer:
@@ -26,7 +53,7 @@ class AnalogyProposer:
     adaptive = False
 
     def __init__(self, per_fix: int = 3, max_candidates: int = 6, max_suspects: int = 40,
-                 min_score: float = 0.05) -> None:
+                 min_score: float = MIN_SCORE) -> None:
         self.per_fix = per_fix
         self.max_candidates = max_candidates
         self.max_suspects = max_suspects
@@ -66,10 +93,7 @@ class AnalogyProposer:
     def _from(self, lesson: Lesson, places: list[Suspect], ctx: ProposalContext) -> list[tuple[float, Patch]]:
         """This past fix's best `per_fix` candidates here."""
         out: list[tuple[float, Patch]] = []
-        for edit in edits_from_json(str(lesson.meta["edits"]))[:3]:
-            before, after = code_of(edit.before).strip(), code_of(edit.after).strip()
-            if not before or not after or len(before) > MAX_CODE or len(after) > MAX_CODE:
-                continue
+        for before, after in past_statements(lesson):
             for place in places:
                 source = ctx.sources[place.path]
                 for found in analogies(before, after, source, place.line, self.per_fix):
