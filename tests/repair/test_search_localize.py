@@ -102,6 +102,14 @@ def test_dependency_note_only_when_every_failure_ends_outside_the_project() -> N
     assert dependency_note(Report((outside, inside)), ()) == ""
 
 
+def test_an_assertion_raised_by_the_test_framework_is_no_dependency_fault() -> None:
+    # unittest's assertEqual raises in unittest/case.py: the test's own check, not a bug in the standard library
+    frames = (Frame("tests/t.py", 3, "test_a"), Frame("/usr/lib/python3.11/unittest/case.py", 873, "assertEqual", False))
+    assert dependency_note(Report((Result("t::a", "failed", exc_type="AssertionError", frames=frames),)), ()) == ""
+    assert dependency_note(Report((Result("t::a", "failed", exc_type="_pytest.outcomes.Failed", frames=frames),)), ()) == ""
+    assert "dependency" in dependency_note(Report((Result("t::a", "failed", exc_type="KeyError", frames=frames),)), ())
+
+
 class FakeCoverage:
     """A scripted coverage runner: fixed per-test lines, fixed outcomes."""
 

@@ -120,13 +120,18 @@ def passing_runs(spectra: Mapping[str, Mapping[str, frozenset[int]]], failing: s
     return out
 
 
+# Raised by a test's own check, wherever the checking code lives (unittest's `assertEqual`, `pytest.fail`
+# and `pytest.raises`, numpy.testing): the test's verdict, not a fault of the code that raised it.
+ASSERTIONS = ("AssertionError", "Failed")
+
+
 def dependency_note(report: TestReport, target_tests: Sequence[str]) -> str:
     """When every failure is raised outside the project, say where: the bug may not be ours to fix."""
     places: set[str] = set()
     for result in report.failed:
         if target_tests and result.nodeid not in target_tests:
             continue
-        if not result.frames or result.frames[-1].in_project:
+        if not result.frames or result.frames[-1].in_project or result.exc_type.rpartition(".")[2] in ASSERTIONS:
             return ""
         places.add(result.frames[-1].path)
     if not places:
