@@ -159,3 +159,13 @@ def test_the_spectrum_of_a_suite_of_seconds_records_about_a_second_of_tests() ->
     baseline = TestReport((*passing, TestResult("tests/test_a.py::test_bad", "failed", duration=0.25)))
     chosen = focus(baseline, frozenset({"tests/test_a.py::test_bad"}))
     assert chosen == (*(f"tests/test_a.py::test_{i}" for i in range(3)), "tests/test_a.py::test_bad")
+
+
+def test_the_spectrum_budget_counts_pytest_time_that_no_test_reports() -> None:
+    """600 tests of a millisecond in a 3.6-second run: pytest's own 5 ms a test is most of what each one
+    costs, and the spectrum's budget of a second holds about 170 of them, not all of the file."""
+    passing = [TestResult(f"tests/test_a.py::test_{i}", "passed", duration=0.001) for i in range(599)]
+    results = (*passing, TestResult("tests/test_a.py::test_bad", "failed", duration=0.001))
+    chosen = focus(TestReport(results, duration=3.6), frozenset({"tests/test_a.py::test_bad"}))
+    assert 160 <= len(chosen) <= 170
+    assert len(focus(TestReport(results), frozenset({"tests/test_a.py::test_bad"}))) == 600  # no run time known
