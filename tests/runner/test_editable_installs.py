@@ -107,3 +107,16 @@ def test_a_src_layout_editable_install_is_fixed_in_containers(place: Path, backe
     assert summary["status"] == "fixed", summary
     assert summary["files_changed"] == ["src/calc/core.py"] and summary["limits"]["backend"] == "docker"
     assert "+    return a + b" in str(summary["diff"])
+
+
+def test_a_backend_that_cannot_mount_keeps_a_virtualenv_inside_the_project_where_it_is(place: Path) -> None:
+    """The copy leaves `.venv` out: pointing the interpreter at the copy must not move its own site-packages
+    there, or every dependency pytest had not imported yet (here `helper_dep`) fails to import."""
+    project, python = make_project(place, "setuptools", "src", venv_inside=True)
+    site = next((project / ".venv" / "lib").glob("python3.*/site-packages"))
+    (site / "helper_dep.py").write_text("ONE = 1\n")
+    test = project / "tests" / "test_calc.py"
+    test.write_text("import helper_dep\n" + test.read_text() + "\n\ndef test_dep():\n    assert helper_dep.ONE == 1\n")
+    summary = fix(project, python, "landlock", venv_inside=True)
+    assert summary["status"] == "fixed", summary
+    assert "+    return a + b" in str(summary["diff"])

@@ -12,8 +12,12 @@ def relocate(old, new):
     setuptools' editable finders (`MAPPING`, `NAMESPACES`) and the `editables` redirector name the
     project's own path, where a backend that cannot mount shows nothing of it (landlock) or the user's
     unpatched files (none). Modules imported before this plugin (by pytest itself) stay where they are."""
+    # The interpreter's own environment stays where it is even inside the project (a `.venv` there): the copy
+    # leaves virtualenvs out, and what pytest has not imported yet (any other dependency) is found there only.
+    kept = [p for p in {sys.prefix, sys.exec_prefix} if p == old or p.startswith(old + os.sep)]
+
     def moved(value):
-        if not isinstance(value, str):
+        if not isinstance(value, str) or any(value == k or value.startswith(k + os.sep) for k in kept):
             return value
         if value == old:
             return new
