@@ -99,6 +99,8 @@ def fix(
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the run's random choices (default: from the run id)."),
     goal: Optional[str] = typer.Option(None, "--goal", "-g", help="What is wrong, in words: fixloop writes a failing test first."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr: only warnings and the end."),
+    allow_install: bool = typer.Option(False, "--allow-install",
+                                       help="Install a missing package the tests need, then run again (--yes never does)."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     workspace = _checked_workspace(path, yes, dry_run, goal is not None and bool(test or file))
@@ -123,14 +125,12 @@ def fix(
         from .session import FixSession
 
         session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
-    try:
-        with RunDisplay(err, quiet=quiet) as display:
-            outcome = session.run(display)
-    except KeyboardInterrupt:
-        session.cancel()
-        err.print("cancelled")
-        raise typer.Exit(EXIT_NOT_FIXED)
-    summary = {**session.summary, "applied": False}
+    outcome = _run(session, quiet)
+    installed = _install(session, allow_install, yes, as_json) if goal is None else None
+    if installed is not None and installed["ok"]:  # the package is there now: the same run again
+        session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
+        outcome = _run(session, quiet)
+    summary = {**session.summary, "applied": False, **({"installed": installed} if installed is not None else {})}
     if goal is not None and not as_json:
         show_goal(summary, err)
     if goal is not None and summary.get("goal_problem") == "usage":
@@ -213,6 +213,41 @@ def _run_settings(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings,
     if settings.sandbox.backend == "none":
         err.print("[yellow]warning:[/] sandbox.backend = \"none\": tests and candidates run UNSANDBOXED")
     return settings, problems
+
+
+def _run(session: Any, quiet: bool) -> Any:
+    try:
+        with RunDisplay(err, quiet=quiet) as display:
+            return session.run(display)
+    except KeyboardInterrupt:
+        session.cancel()
+        err.print("cancelled")
+        raise typer.Exit(EXIT_NOT_FIXED)
+
+
+def _install(session: Any, allow: bool, yes: bool, as_json: bool) -> dict[str, Any] | None:
+    """When all that fails is a missing package: install it if the user allows it (--allow-install, or a yes
+    at the prompt; --yes alone never does). None when nothing was offered or asked."""
+    from .runlog import record_decision
+
+    offer = session.summary.get("install")
+    if not offer:
+        return None
+    asked = not allow and not yes and not as_json and sys.stdin.isatty()
+    if not allow and not asked:
+        if yes and not as_json:
+            err.print("--yes never installs a package: add --allow-install to let fixloop install it")
+        return None
+    if asked and not typer.confirm(f"Install {printable(offer['requirement'])} into {printable(offer['python'])} "
+                                   "(wheels from your index, installed in the sandbox)?", default=False):
+        record_decision(session.workspace, session.run_id, {"decision": "install", "ok": False, "reason": "declined",
+                                                            "requirement": offer["requirement"]})
+        err.print(f"not installed; to install it yourself: {shown(offer['command'])}")
+        return {"ok": False, "said": "declined"}
+    done = session.install()
+    if not as_json:
+        err.print(f"[{'green' if done.ok else 'red'}]{shown(done.said)}[/]")
+    return {"ok": done.ok, "said": done.said}
 
 
 def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any], yes: bool, dry_run: bool,

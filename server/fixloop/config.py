@@ -27,6 +27,7 @@ else:  # pragma: no cover
 
 from .core.model import Limits
 from .runner.listing import CopyRule
+from .runner.install import InstallSettings
 from .safety.hooks import HookSettings
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from .core.strategies import CHOICES as STRATEGY_CHOICES
@@ -122,6 +123,7 @@ class Settings:
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
     hooks: HookSettings = field(default_factory=HookSettings)  # yours only: commands run on your machine
+    install: InstallSettings = field(default_factory=InstallSettings)  # yours only: where packages come from
 
     def limits(self) -> Limits:
         return Limits(
@@ -305,6 +307,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "workspace.copy_include": (FREE, ""), "workspace.copy_exclude": (FREE, ""),
     **{f"hooks.{k}": (USER, "hooks run on your machine, outside the sandbox") for k in
        ("pre_candidate", "post_fix", "on_apply", "timeout_seconds", "deny")},
+    "install.index_url": (USER, "it decides where your environment's packages come from"), "install.timeout_seconds": (AT_MOST, ""),
 }
 
 

@@ -16,7 +16,8 @@ from .core.loop import drive, run
 from .core.model import Event, Outcome, Scope, Status
 from .core.ports import Ports
 from .history.store import remember_project
-from .runlog import RunLog, new_run_id
+from .runlog import RunLog, new_run_id, record_decision
+from .runner.install import Installed, install
 from .runner.interpreter import InterpreterUnusable
 from .runner.pytest_runner import PytestRunner
 from .safety.hooks import ON_APPLY, POST_FIX, tell
@@ -131,6 +132,10 @@ class FixSession:
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
         self.summary["limits"] = self.limits()
+        offer = self.runner.install_offer if self.runner is not None else None
+        if offer is not None:
+            self.summary["install"] = {"module": offer.module, "requirement": offer.requirement, "where": offer.where,
+                                       "python": offer.python, "command": offer.command}
         return outcome
 
     def situation(self, outcome: Outcome) -> Situation:
@@ -152,6 +157,14 @@ class FixSession:
                 "sandbox_memory_mb": s.sandbox.memory_mb, "sandbox_processes": s.sandbox.processes,
                 "disk_quota_mb": s.sandbox.disk_quota_mb,
                 "input_price_per_mtok": s.llm.input_price_per_mtok, "output_price_per_mtok": s.llm.output_price_per_mtok}
+
+    def install(self) -> Installed:
+        """Install the package this run found missing (the user said yes), logged in the run's folder."""
+        runner = self.runner
+        assert runner is not None and runner.install_offer is not None
+        done = install(runner.install_offer, runner.interpreter, runner.sandbox, self.settings.install)
+        record_decision(self.workspace, self.run_id, {"decision": "install", **done.record})
+        return done
 
     def apply(self) -> ApplyResult:
         if self.outcome is None or self.outcome.patch is None:

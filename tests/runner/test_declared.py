@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import TestReport, TestResult
-from fixloop.runner.declared import declared, install_advice, only_imports_fail, providing
+from fixloop.runner.declared import declared, install_advice, install_offer, only_imports_fail, providing
 from tests.conftest import PYTHON, fixloop_env
 
 PYPROJECT = """[project]
@@ -69,13 +69,17 @@ def test_the_advice_names_the_declaration_and_the_command_and_skips_the_projects
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     advice = install_advice(tmp_path, "/venv/bin/python", MISSING_YAML)
     assert "from PyYAML, which the project declares (pyproject.toml [project.optional-dependencies] test" in advice
-    assert "`/venv/bin/python -m pip install 'PyYAML>=6'`" in advice and "installs nothing itself" in advice
+    assert "`/venv/bin/python -m pip install 'PyYAML>=6'`" in advice and "installs nothing without your yes" in advice
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n'
                                            'dependencies = ["pyyaml @ https://evil.example/pyyaml.whl"]\n')
     named = install_advice(linked, "python", MISSING_YAML)
     assert "`python -m pip install pyyaml`" in named  # by name from your index, never the project's link
+    (linked / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n'
+                                           'dependencies = ["PyYAML[c] >=6 ; python_version > \'3\'"]\n')
+    offer = install_offer(linked, "python", MISSING_YAML)
+    assert offer is not None and offer.requirement == "PyYAML[c]>=6"  # remade from its parts: no marker, no option
     (tmp_path / "yaml").mkdir()  # the project's own package of that name: a copy or code problem, not a package
     assert install_advice(tmp_path, "/venv/bin/python", MISSING_YAML) == ""
     assert only_imports_fail(MISSING_YAML)

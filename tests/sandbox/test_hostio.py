@@ -65,6 +65,17 @@ def test_read_only_binds_never_show_root_home_or_the_copys_parents(tmp_path: Pat
     assert argv.index("--bounding-set=-all") > prelude and argv[-1] == "true"
 
 
+def test_only_a_folder_the_policy_names_writable_is_bound_writable_and_never_a_wide_one(tmp_path: Path) -> None:
+    """An approved install writes the user's virtualenv: that folder alone is bound read-write."""
+    src, venv, base = tmp_path / "scratch" / "src", tmp_path / "venv", tmp_path / "base"
+    for folder in (src, venv, base):
+        folder.mkdir(parents=True)
+    policy = Policy(read_only=(base, venv), writable=(venv, Path("/"), Path.home()))
+    argv = build_argv(["true"], RunTree(src), SandboxLimits(), policy, root=False, uid=1234, seccomp_fd=None)
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"] == [str(venv)]
+    assert str(base) in {argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"}
+
+
 def test_write_and_unlink_beneath_never_follow_planted_links(tmp_path: Path) -> None:
     from fixloop.sandbox.hostio import unlink_beneath, write_beneath
 

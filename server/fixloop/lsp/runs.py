@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+INSTALL, NOT_NOW = "Install", "Not now"
+
+
 class Session(Protocol):
     """What the server needs of `fixloop.session.FixSession`."""
 
@@ -223,7 +226,28 @@ class RunManager:
             self.progress().end(token, t.WorkDoneProgressEnd(message=end_message(summary)))
             self.progress().tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
+        installed = await self._offer_install(session, summary) if session is not None else None
+        if installed is not None:
+            summary["installed"] = installed
         await self.finished(request.run_id, summary, outcome)
+        if installed is not None and installed["ok"] and request.goal is None and self.queued is None:
+            self.queued = Request(new_run_id(), request.scope, factory=request.factory)  # the same fix, again
+
+    async def _offer_install(self, session: Session, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """A missing package that is all that fails: Install / Not now (nothing installs without the click).
+        None when nothing was offered or the client cannot ask."""
+        offer, choose = summary.get("install"), self.editor.choose
+        if not isinstance(offer, dict) or choose is None or not hasattr(session, "install"):
+            return None
+        answer = await choose(f"fixloop: the tests need {offer['requirement']}, which {offer['python']} does not "
+                              "have. Install it there (wheels from your index, installed in the sandbox) and run "
+                              "the fix again?", [INSTALL, NOT_NOW])
+        if answer != INSTALL:
+            self.editor.show(t.MessageType.Info, f"fixloop: not installed; to install it yourself: {offer['command']}")
+            return {"ok": False, "said": "declined"}
+        done = await asyncio.to_thread(session.install)  # a download and a sandboxed pip: never on the event loop
+        self.editor.show(t.MessageType.Info if done.ok else t.MessageType.Error, f"fixloop: {done.said}")
+        return {"ok": done.ok, "said": done.said}
 
     def _open(self, request: Request, root: Path, loop: asyncio.AbstractEventLoop, active: Active) -> Session:
         overlays = request.overlays if request.overlays is not None else self._overlays()

@@ -2,8 +2,8 @@
 
 The project's own declarations come first (`[project.dependencies]` and its optional groups,
 `[dependency-groups]`, Poetry's tables, `requirements*.txt` at the root), read as data with no link
-followed; then the import names that differ from their distribution's (`yaml` is PyYAML). fixloop never
-installs anything itself: the test sandbox has no network, and an install runs a package's build code.
+followed; then the import names that differ from their distribution's (`yaml` is PyYAML). fixloop installs
+nothing on its own: with your yes, install.py does (wheels only, inside the sandbox).
 """
 
 from __future__ import annotations
@@ -115,35 +115,62 @@ def providing(module: str, project: Sequence[Declared]) -> tuple[str, Declared |
     return (known, None) if known else ("", None)
 
 
-def _from_index(requirement: str) -> str:
-    """The requirement as a command may repeat it: a direct URL the project names is left out (the package
-    comes from your index, by name), so a repository cannot have fixloop suggest fetching its link."""
+def sanitized(requirement: str) -> str:
+    """The requirement as a command may repeat it: name, extras and versions made again from the parsed
+    requirement. A direct URL the project names is left out (the package comes from your index, by name),
+    and so are markers: a repository cannot have fixloop suggest fetching its link, or slip an option in."""
     parsed = Requirement(requirement)
-    return parsed.name if parsed.url else requirement
+    extras = f"[{','.join(sorted(parsed.extras))}]" if parsed.extras else ""
+    return f"{parsed.name}{extras}{parsed.specifier}"
 
 
-def install_advice(workspace: Path, python: str, report: TestReport) -> str:
-    """What to install, and how, for the first module the tests could not import that the project does not
-    itself contain ('' when there is none)."""
+@dataclass(frozen=True)
+class Offer:
+    """A package to install into the project's interpreter, and where the project asks for it."""
+
+    module: str  # what the tests could not import
+    requirement: str  # sanitized: `PyYAML>=6`, never a URL or an option
+    where: str  # the project's declaration of it (`pyproject.toml [project.dependencies]`), or ""
+    python: str  # the interpreter it goes into
+
+    @property
+    def command(self) -> str:
+        return f"{shlex.quote(self.python or 'python')} -m pip install {shlex.quote(self.requirement)}"
+
+    def advice(self) -> str:
+        python = self.python or "the interpreter"
+        dist = Requirement(self.requirement).name
+        if self.where:
+            said = (f"the tests import {self.module!r}, from {dist}, which the project declares ({self.where}) but "
+                    f"{python} does not have: install it there, `{self.command}`")
+        else:
+            said = (f"the tests import {self.module!r}, usually from the distribution {dist}, which {python} does "
+                    f"not have and the project does not declare: `{self.command}` if that is the one")
+        return said + " (or `fixloop fix --allow-install`: fixloop installs nothing without your yes)"
+
+
+def install_offer(workspace: Path, python: str, report: TestReport) -> Offer | None:
+    """For the first module the tests could not import that the project does not itself contain: the
+    distribution to install, or None when nothing says which."""
     modules = missing_modules(report)
     if not modules:
-        return ""
+        return None
     project = declared(workspace)
     for module in modules:
         if _provided_by_the_project(workspace, module):
             continue
         dist, where = providing(module, project)
-        py = shlex.quote(python or "python")
         if where is not None:
-            return (f"the tests import {module!r}, from {dist}, which the project declares ({where.where}: "
-                    f"{where.requirement}) but {python or 'the interpreter'} does not have: install it there, "
-                    f"`{py} -m pip install {shlex.quote(_from_index(where.requirement))}` (fixloop installs "
-                    "nothing itself)")
+            return Offer(module, sanitized(where.requirement), f"{where.where}: {where.requirement}", python)
         if dist:
-            return (f"the tests import {module!r}, usually from the distribution {dist}, which "
-                    f"{python or 'the interpreter'} does not have and the project does not declare: "
-                    f"`{py} -m pip install {shlex.quote(dist)}` if that is the one (fixloop installs nothing itself)")
-    return ""
+            return Offer(module, sanitized(dist), "", python)
+    return None
+
+
+def install_advice(workspace: Path, python: str, report: TestReport) -> str:
+    """What to install, and how ('' when nothing is missing or nothing says which distribution)."""
+    offer = install_offer(workspace, python, report)
+    return offer.advice() if offer is not None else ""
 
 
 def _provided_by_the_project(workspace: Path, module: str) -> bool:

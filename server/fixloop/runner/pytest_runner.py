@@ -27,7 +27,7 @@ from .baseline import Place, cut_problem, rejudged, settle
 from .canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
 from .cold import ColdRunner
 from .covering import covering
-from .declared import install_advice, only_imports_fail
+from .declared import Offer, install_offer, only_imports_fail
 from .listing import CopyRule
 from .missing import explain
 from .prepare import Prepared, coverage_policy, prepare
@@ -68,6 +68,7 @@ class PytestRunner:
         self._opened = time.monotonic()  # the run's wall time counts from here
         self._baseline_seconds = 0.0  # the baseline's time, tests judged again included
         self.notes: list[str] = []  # what the run should say once (the loop shows each as a note)
+        self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
                                    limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
@@ -197,11 +198,12 @@ class PytestRunner:
             report = dataclasses.replace(report, problem=left_out) if left_out else report
         if first and not report.problem:
             # A package the interpreter lacks is no bug to fix either, when it is all that fails.
-            install = install_advice(self.scratch.workspace, self.python, report)
-            if install and only_imports_fail(report):
-                report = dataclasses.replace(report, problem=install)
-            elif install:
-                self.notes.append(install)
+            offer = install_offer(self.scratch.workspace, self.python, report)
+            if offer is not None and only_imports_fail(report):
+                self.install_offer = offer  # yours to accept: `fixloop fix --allow-install`
+                report = dataclasses.replace(report, problem=offer.advice())
+            elif offer is not None:
+                self.notes.append(offer.advice())
         return report
 
     def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:

@@ -67,6 +67,9 @@ class Policy:
     read_only: tuple[Path, ...] = ()  # e.g. the project's interpreter prefix and virtualenv
     env: Mapping[str, str] = field(default_factory=dict)  # filtered again by the launcher: no secrets
     network: bool = False  # only loopback inside the sandbox either way; True is refused by isolating backends
+    # Folders the command may write besides its own copy: only an install you approved gets one (your
+    # virtualenv), and only from a backend that runs as you (`writes_as_you`).
+    writable: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -113,14 +113,16 @@ def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy
              "--perms", "0777", "--size", size, "--tmpfs", SANDBOX_HOME]
     made = {Path("/tmp"), Path("/usr"), Path("/etc"), Path(SANDBOX_HOME).parent}
     mounts = [Path(d) for d in SYSTEM_RO]
-    inside: list[Path] = []  # read-only folders within the copy's path (a project's .venv): bound over the copy
-    for ro in sorted({Path(p) for p in policy.read_only}):
+    inside: list[Path] = []  # policy folders within the copy's path (a project's .venv): bound over the copy
+    writable = {Path(p) for p in policy.writable}
+    bind = {True: "--bind", False: "--ro-bind"}
+    for ro in sorted({Path(p) for p in policy.read_only} | writable):
         if not ro.is_absolute() or _too_wide(ro, workspace) or _covered(ro, mounts) or not ro.exists():
             continue
         if workspace in ro.parents:
             inside.append(ro)
             continue
-        args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
+        args += _parents(ro, made) + [bind[ro in writable], str(ro), str(ro)]
         mounts.append(ro)
         made.add(ro)
     # The pristine tree, fixloop's runtime files and the staged changes: read-only, at their host paths.
@@ -133,7 +135,7 @@ def build_argv(argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy
                                          "--chdir", str(workspace)]
     made.add(workspace)
     for ro in inside:
-        args += _parents(ro, made) + ["--ro-bind", str(ro), str(ro)]
+        args += _parents(ro, made) + [bind[ro in writable], str(ro), str(ro)]
         made.add(ro)
     env = clean_env(policy.env)
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -160,6 +162,11 @@ class BwrapSandbox:
         self.uid = UID_BASE + (os.getpid() % 50_000) * 16 + next(_uid_counter) % 16
         self.seccomp = seccomp and not seccomp_filter.available()
         self._live: set[int] = set()
+
+    @property
+    def writes_as_you(self) -> bool:
+        """As root the command runs as a user of its own, who cannot write your files (an install)."""
+        return not self.root
 
     @property
     def guarantees(self) -> tuple[str, ...]:

@@ -82,6 +82,7 @@ def parse_status(raw: bytes) -> tuple[int | None, float, str]:
 
 class DockerSandbox:
     name = "docker"
+    writes_as_you = False  # the container's user is not you: an install is refused with the command instead
 
     def __init__(self, image: str = "fixloop-sandbox:bookworm") -> None:
         self.image = image

@@ -60,6 +60,7 @@ def landlock_abi() -> int:
 
 class LandlockSandbox:
     name = "landlock"
+    writes_as_you = True  # same user: an approved install can write your virtualenv (`Policy.writable`)
 
     def __init__(self) -> None:
         self._live: set[int] = set()
@@ -76,7 +77,7 @@ class LandlockSandbox:
         read_only = SYSTEM_RO + [f"/etc/{n}" for n in ETC_RO] + [str(Path(p)) for p in policy.read_only]
         read_only += [str(tree.source.resolve())] + ([str(tree.runtime.resolve())] if tree.runtime else [])
         read_only.append(sys.executable)  # the supervisor's own interpreter, for its exec only
-        writable = [str(workspace), str(tmp)] + DEVICES_RW
+        writable = [str(workspace), str(tmp)] + DEVICES_RW + [str(Path(p)) for p in policy.writable]
         config = {"read_only": [p for p in read_only if os.path.exists(p)], "writable": writable,
                   "seccomp": seccomp_filter.build_bpf(True).hex()}
         read_end, write_end = report_pipe()

@@ -31,6 +31,7 @@ class PlainSandbox:
 
     name = "none"
     guarantees = GUARANTEES
+    writes_as_you = True
 
     def __init__(self) -> None:
         self._live: set[int] = set()

@@ -49,6 +49,10 @@ class Configured:
     def guarantees(self) -> tuple[str, ...]:
         return tuple(self.inner.guarantees)
 
+    @property
+    def writes_as_you(self) -> bool:
+        return bool(getattr(self.inner, "writes_as_you", False))
+
     def run(self, argv: Sequence[str], tree: RunTree, limits: SandboxLimits, policy: Policy,
             fds: Sequence[int] = ()) -> RunResult:
         s = self.settings
