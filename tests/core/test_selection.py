@@ -169,3 +169,13 @@ def test_the_spectrum_budget_counts_pytest_time_that_no_test_reports() -> None:
     chosen = focus(TestReport(results, duration=3.6), frozenset({"tests/test_a.py::test_bad"}))
     assert 160 <= len(chosen) <= 170
     assert len(focus(TestReport(results), frozenset({"tests/test_a.py::test_bad"}))) == 600  # no run time known
+
+
+def test_many_failing_tests_leave_half_the_spectrum_to_the_passing_ones_beside_them() -> None:
+    failing = [TestResult(f"tests/test_a.py::test_bad{i}", "failed", duration=0.02) for i in range(60)]
+    passing = [TestResult(f"tests/test_a.py::test_ok{i}", "passed", duration=0.01) for i in range(400)]
+    chosen = focus(TestReport((*failing, *passing)), frozenset(r.nodeid for r in failing))
+    # 5.2 s of tests, a quarter recorded: the first failing test, 31 more in half of what is left, 65 passing
+    # tests in the rest (all sixty failing tests first left room for 9)
+    assert sum(t.startswith("tests/test_a.py::test_bad") for t in chosen) == 32
+    assert sum(t.startswith("tests/test_a.py::test_ok") for t in chosen) == 65
