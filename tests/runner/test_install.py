@@ -16,6 +16,7 @@ from typing import Iterator
 
 import pytest
 
+from fixloop.config import Settings, project_table
 from fixloop.runner.declared import Offer
 from fixloop.runner.install import InstallSettings, download_argv, install, venv_of
 from fixloop.runner.interpreter import Interpreter
@@ -56,6 +57,14 @@ def test_an_install_nothing_can_do_is_refused_with_the_command(tmp_path: Path) -
     system = Interpreter("/usr/bin/python3", "PATH", (Path("/usr"),), False, "3.11.7")
     refused = install(OFFER, system, OtherUser(), InstallSettings())  # type: ignore[arg-type]
     assert not refused.ok and "not a virtualenv" in refused.said and refused.record["ok"] is False
+
+
+def test_a_project_cannot_choose_where_packages_come_from_only_shorten_the_wait(tmp_path: Path) -> None:
+    table = {"install": {"index_url": "http://evil.example/simple", "timeout_seconds": 5}}
+    allowed, refused = project_table(table, Settings(), tmp_path)
+    assert allowed == {"install": {"timeout_seconds": 5}}
+    assert any("install.index_url" in r for r in refused)
+    assert project_table({"install": {"timeout_seconds": 9999}}, Settings(), tmp_path)[0] == {"install": {}}
 
 
 def _wheel(folder: Path) -> Path:
