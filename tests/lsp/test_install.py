@@ -5,35 +5,24 @@ runs again by itself (the real server over stdio, a package index on 127.0.0.1).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from lsprotocol import types as t
 
 from tests.lsp.lsp_harness import as_dict, lsp
-from tests.project_python import _build, _closure
+from tests.package_index import needs_tinydep
 from tests.runner.test_install import _writer_backend, index  # noqa: F401  (index is a fixture)
 
 pytestmark = pytest.mark.e2e  # a virtualenv, an install and two fix runs
 
 
-@pytest.fixture()
-def needs_tinydep(tmp_path: Path) -> Iterator[Path]:
-    project = tmp_path / "calc"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0"\ndependencies = ["tinydep>=1"]\n')
-    (project / "calc.py").write_text("import tinydep\n\n\ndef add(a, b):\n    return a - b\n")
-    (project / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    _build(project / ".venv", _closure(("pytest", "pip")))
-    yield project
-
-
 @pytest.mark.parametrize("click", ["Not now", "Install"])
 async def test_the_editor_asks_before_installing_and_runs_the_fix_again_after(
-        click: str, needs_tinydep: Path, tmp_path: Path, index: tuple[str, list[str]]) -> None:  # noqa: F811
+        click: str, tmp_path: Path, index: tuple[str, list[str]]) -> None:  # noqa: F811
     backend = _writer_backend()
     url, asked_index = index
-    project = needs_tinydep
+    project = needs_tinydep(tmp_path)
     site = next((project / ".venv" / "lib").glob("python3.*/site-packages"))
     options = {"settings": {"sandbox": {"backend": backend}, "diagnostics": {"debounce_ms": 0},
                             "memory": {"enabled": False}, "offline": True, "install": {"index_url": url},

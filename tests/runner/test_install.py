@@ -3,14 +3,9 @@ installed by the project's interpreter inside the sandbox, the run going on to f
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import http.server
 import json
 import subprocess
 import sys
-import threading
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -23,7 +18,7 @@ from fixloop.runner.interpreter import Interpreter
 from fixloop.sandbox.select import probe
 from tests.backends import unavailable
 from tests.conftest import fixloop_env
-from tests.project_python import _build, _closure
+from tests.package_index import needs_tinydep, serving
 
 OFFER = Offer("tinydep", "tinydep>=1", "pyproject.toml [project.dependencies]: tinydep>=1", "/venv/bin/python")
 
@@ -67,43 +62,11 @@ def test_a_project_cannot_choose_where_packages_come_from_only_shorten_the_wait(
     assert project_table({"install": {"timeout_seconds": 9999}}, Settings(), tmp_path)[0] == {"install": {}}
 
 
-def _wheel(folder: Path) -> Path:
-    """tinydep 1.0, a pure wheel with a valid RECORD."""
-    files = {"tinydep/__init__.py": b"def double(x):\n    return 2 * x\n",
-             "tinydep-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinydep\nVersion: 1.0\n",
-             "tinydep-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = "".join(f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
-                     f"{len(data)}\n" for name, data in files.items()) + "tinydep-1.0.dist-info/RECORD,,\n"
-    folder.mkdir(parents=True)
-    wheel = folder / "tinydep-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as z:
-        for name, data in {**files, "tinydep-1.0.dist-info/RECORD": record.encode()}.items():
-            z.writestr(name, data)
-    return wheel
-
-
 @pytest.fixture()
 def index(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
-    """A package index on 127.0.0.1 (a folder served as pages of links) and the paths it was asked for."""
-    root = tmp_path / "index"
-    _wheel(root / "simple" / "tinydep")
-    asked: list[str] = []
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
-
-        def log_message(self, format: str, *args: object) -> None:
-            asked.append(self.path)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/simple", asked
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A package index on 127.0.0.1 holding tinydep, and the paths it was asked for."""
+    with serving(tmp_path / "index") as served:
+        yield served
 
 
 def _writer_backend() -> str:
@@ -120,14 +83,7 @@ def test_only_an_approved_install_happens_and_then_the_run_fixes_the_bug(tmp_pat
                                                                         index: tuple[str, list[str]]) -> None:
     backend = _writer_backend()
     url, asked = index
-    project = tmp_path / "calc"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0"\ndependencies = ["tinydep>=1"]\n')
-    (project / "calc.py").write_text("import tinydep\n\n\ndef add(a, b):\n    return a - b\n")
-    (project / "tests" / "test_calc.py").write_text(
-        "import tinydep\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-        "def test_double():\n    assert tinydep.double(2) == 4\n")
-    _build(project / ".venv", _closure(("pytest", "pip")))
+    project = needs_tinydep(tmp_path)
     site = next((project / ".venv" / "lib").glob("python3.*/site-packages"))
     argv = [sys.executable, "-m", "fixloop", "fix", str(project), "--offline", "--no-memory", "--json",
             "--sandbox", backend, "--set", f"install.index_url={url}"]
