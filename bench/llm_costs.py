@@ -29,6 +29,7 @@ for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
 
 from fixloop.config import LLMSettings, MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Limits, Outcome  # noqa: E402
+from fixloop.core.review import ReviewSettings  # noqa: E402
 from fixloop.session import FixSession  # noqa: E402
 from tests.conftest import PYTHON  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
@@ -49,16 +50,18 @@ def row(name: str, out: Outcome, seconds: float, requests: int) -> dict[str, obj
             "wall_s": seconds, "message": out.message[:70]}
 
 
-def offline_fixable(tmp: Path, python: str) -> dict[str, object]:
+def offline_fixable(tmp: Path, python: str, review: bool) -> dict[str, object]:
     with FakeAnthropic() as fake:
-        root = write_project(tmp / "offline", OFFLINE_FIXABLE)
+        fake.fallback = ScriptedModel([], tokens=1000)  # answers the reviewer's one call
+        root = write_project(tmp / f"offline-{review}", OFFLINE_FIXABLE)
         # No memory: the user's own would replay an earlier run's fix, and the scenario is the offline engine's.
         settings = Settings(python=python, llm=LLMSettings(base_url=fake.url, api_key="bench-key",
                                                            model="fake-model", max_retries=0),
-                            memory=MemorySettings(enabled=False))
+                            memory=MemorySettings(enabled=False), review=ReviewSettings(enabled=review))
         t0 = time.monotonic()
         out = FixSession(root, settings).run()
-        return row("offline-fixable (model wired after)", out, time.monotonic() - t0, len(fake.requests))
+        name = f"offline-fixable (model wired after, review {'on' if review else 'off'})"
+        return row(name, out, time.monotonic() - t0, len(fake.requests))
 
 
 def scripted(tmp: Path, name: str, model: ScriptedModel, limits: Limits) -> dict[str, object]:
@@ -76,7 +79,7 @@ def main() -> None:
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        rows.append(offline_fixable(tmp, PYTHON if args.smoke else sys.executable))
+        rows.append(offline_fixable(tmp, PYTHON if args.smoke else sys.executable, review=False))
         rows.append(scripted(tmp, "model fix (2nd attempt)", ScriptedModel([wrong(1), RIGHT]), Limits()))
         # The breaker stops its run at about 5,700 tokens: a budget above that keeps the comparison.
         budget = Limits(max_tokens=8_000 if args.smoke else 20_000, breaker_repeats=3)
@@ -85,6 +88,7 @@ def main() -> None:
         rows.append(scripted(tmp, "same failure, no breaker", ScriptedModel(wrong(k) for k in range(1, 1000)),
                              no_breaker))
         rows.append(scripted(tmp, "exact repeat", ScriptedModel(always(wrong(1))()), budget))
+        rows.append(offline_fixable(tmp, PYTHON if args.smoke else sys.executable, review=True))
     header = f"{'scenario':38} {'status':9} {'cands':>5} {'calls':>5} {'tokens':>7} {'$':>9} {'wall s':>7}  message"
     print(header)
     print("-" * len(header))
@@ -94,7 +98,8 @@ def main() -> None:
     fix = rows[1]
     print(f"\nper fix by the model: {fix['tokens']} tokens, ${fix['cost_usd']:.5f}, {fix['wall_s']:.1f} s wall "
           f"(scripted usage: 400 input + 40 output tokens per call, $3/$15 per Mtok)")
-    print(f"offline-fixable bug: {rows[0]['tokens']} tokens, {rows[0]['requests']} requests to the model")
+    print(f"offline-fixable bug: {rows[0]['tokens']} tokens, {rows[0]['requests']} requests to the model with the "
+          f"review off; {rows[-1]['tokens']} tokens, {rows[-1]['requests']} request (the review) with it on")
     with_b, without = rows[2], rows[3]
     print(f"breaker: stopped after {with_b['candidates']} candidates / {with_b['tokens']} tokens; without it the same "
           f"model ran {without['candidates']} candidates / {without['tokens']} tokens until the budget "

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("engines", 2, ("repair", "mined", "testgen", "strategies")),
     ("adapters", 2, ("runner", "sandbox", "memory", "graph", "llm", "safety", "history")),
     # goal mode composes a runner, a sandbox and the memory as the fix session does: a variant of the run.
-    ("application", 3, ("config", "wiring", "session", "fixcheck", "goal", "advice", "runlog", "progress",
+    ("application", 3, ("config", "model_settings", "wiring", "session", "fixcheck", "goal", "advice", "runlog", "progress",
                         "workspace_io", "workspace_guard")),
     ("front ends", 4, ("cli", "lsp", "run_display", "__main__")),
 )

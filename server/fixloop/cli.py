@@ -258,6 +258,9 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
     if not as_json:
         err.print(f"[green]{shown(outcome.message)}[/]")
         print_diff(summary["diff"], err)
+        review = summary.get("review")
+        if review:
+            err.print(f"review ({shown(review['by'])}): {shown(review['verdict'])}, {shown(review['reason'], multiline=True)}")
         for said in summary.get("hooks", []):
             err.print(shown(said))
     asked = not yes and not dry_run and not as_json and sys.stdin.isatty()

@@ -27,32 +27,13 @@ else:  # pragma: no cover
 
 from .core.model import Limits
 from .runner.listing import CopyRule
+from .core.review import ReviewSettings
+from .model_settings import LLMSettings
 from .runner.install import InstallSettings
 from .safety.hooks import HookSettings
 from .sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from .core.strategies import CHOICES as STRATEGY_CHOICES
 from .core.sharing import DEFAULT_SHARE, MEANINGS as SHARE_MEANINGS, SHARES, at_most
-
-
-@dataclass(frozen=True)
-class LLMSettings:
-    enabled: bool = True
-    model: str = "claude-sonnet-5-5"
-    base_url: str = ""
-    api_key_env: str = "ANTHROPIC_API_KEY"
-    api_key: str = field(default="", repr=False)  # from the editor; prefer the environment variable
-    timeout_seconds: float = 60.0
-    max_retries: int = 2
-    stream: bool = True  # streamed answers can be stopped between events
-    max_tool_rounds: int = 8  # model turns spent on one patch before giving up on it
-    max_output_tokens: int = 4096
-    context_tokens: int = 24_000
-    daily_budget_usd: float = 0.0  # 0 = no daily budget
-    input_price_per_mtok: float = 3.0
-    output_price_per_mtok: float = 15.0
-    cache_read_price_per_mtok: float = 0.3
-    cache_write_price_per_mtok: float = 3.75
-    first: bool = False  # ask the model before the offline engine
 
 
 @dataclass(frozen=True)
@@ -124,6 +105,7 @@ class Settings:
     workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
     hooks: HookSettings = field(default_factory=HookSettings)  # yours only: commands run on your machine
     install: InstallSettings = field(default_factory=InstallSettings)  # yours only: where packages come from
+    review: ReviewSettings = field(default_factory=ReviewSettings)
 
     def limits(self) -> Limits:
         return Limits(
@@ -280,7 +262,8 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "strategy": (USER, "the order decides what a run costs"),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
-    "llm.model": (USER, "the model decides what you pay"),
+    "llm.model": (USER, "the model decides what you pay"), "llm.roles.reviewer.model": (USER, "the model decides what you pay"),
+    "review.enabled": (ONLY_TRUE, ""),
     "llm.base_url": (USER, "it decides where your API key is sent"),
     "llm.api_key": (USER, "keep keys out of the repository (use the environment or the editor)"),
     "llm.api_key_env": (USER, "it decides which secret of yours is sent"),

@@ -56,6 +56,7 @@ class FixSession:
         self.strategy = Choice("memory-first", "default")
         self.suspects: list[str] = []  # path:line, best first, once localized (for the end message)
         self.setup_error = ""  # a run that could not start: sandbox | interpreter | internal
+        self.review: dict[str, Any] = {}  # the reviewer's word on the fix offered (or the last one it rejected)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -78,6 +79,8 @@ class FixSession:
                 notes(event.time)
             if event.kind == "localized":
                 self.suspects = [str(x) for x in event.data.get("suspects", ())]
+            if event.kind == "reviewed":  # the last word stands: the review of the fix offered
+                self.review = {k: event.data[k] for k in ("verdict", "reason", "by")} | {"candidate": event.candidate}
             log.event(event)
             on_event(event)
             if event.kind == "started" and not noted:
@@ -127,7 +130,7 @@ class FixSession:
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
-        extra = {"hooks": [told]} if told else {}
+        extra = ({"hooks": [told]} if told else {}) | ({"review": self.review} if self.review else {})
         self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome)), **extra})
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""

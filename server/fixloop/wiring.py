@@ -7,17 +7,19 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .config import MemorySettings, Settings
 from .core.integrity import is_test_file
 from .core.model import Finding, Patch, Scope, Task, Usage
-from .core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory
+from .core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
+from .core.review import OfflineReviewer
 from .goal.ports import GoalAuthor
 from .graph.memory import GraphMemory
 from .graph.prior import EntityPriorLocalizer
 from .llm.cost import DailyBudget
 from .llm.proposer import LLMProposer
+from .llm.reviewer import ModelReviewer
 from .memory.factory import make_memory
 from .memory.analogy_proposer import AnalogyProposer
 from .memory.learning import LearningMemory
@@ -181,6 +183,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     ports = Ports(
         runner=runner,
         proposers=ArrangedOnUse(arranged),
+        reviewer=make_reviewer(settings, proposers, cancelled),
         localizer=localizer,
         # The user's deny patterns and pre_candidate hook after the rules: a veto skips the candidate.
         safety=HookedSafety(PatchSafety(), settings.hooks, task.workspace) if settings.hooks.any else PatchSafety(),
@@ -190,6 +193,17 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         now=now,
     )
     return ports
+
+
+def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: Callable[[], bool]) -> Reviewer | None:
+    """The model's review when the model can be asked (its own model if `llm.roles.reviewer.model`, the coder's
+    budgets), else the offline one; none with `review.enabled = false`."""
+    if not settings.review.enabled:
+        return None
+    coder = next((p for p in proposers if isinstance(p, LLMProposer) and p.reachable), None)
+    if coder is None:
+        return OfflineReviewer()
+    return ModelReviewer(settings.llm, llm_api_key(settings), coder.meter, cancelled)
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------

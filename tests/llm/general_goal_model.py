@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .fake_anthropic import message, text, tool_use
-from .goal_model import _after_tool, _test_path, step_of
+from .goal_model import REVIEW, _after_tool, _test_path, step_of
 
 _TARGET = re.compile(r"^(?P<path>\S+?)::(?P<function>[\w.]+) \(lines \d+-\d+, import from (?P<module>[\w.]+)\)$", re.M)
 _CALL_START = re.compile(r"\b([A-Za-z_]\w*)\(")
@@ -157,6 +157,8 @@ class GeneralGoalModel:
         if step == "reflect":
             return message(tool_use("record_reflection", {"root_cause": "unknown", "location": "",
                                                           "strategy": "none", "confidence": 0.0}))
+        if step == "review":
+            return message(tool_use("record_review", REVIEW))
         if step == "propose":
             return message(text("I have no fix to offer."))
         case = _first_text(body)

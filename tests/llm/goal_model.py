@@ -49,12 +49,17 @@ BULK_DISCOUNT = Scenario(
 )
 
 
+REVIEW = {"verdict": "accept", "reason": "scripted review: it fixes the cause"}
+
+
 def step_of(body: dict[str, Any]) -> str:
     choice = body.get("tool_choice") or {}
     if choice.get("type") == "none":
         return "plan"
     if choice.get("type") == "tool" and choice.get("name") == "record_reflection":
         return "reflect"
+    if choice.get("type") == "tool" and choice.get("name") == "record_review":
+        return "review"
     names = [t.get("name") for t in body.get("tools") or ()]
     for step in ("ask_questions", "write_spec", "write_test"):
         if names and names[-1] == step:
@@ -94,6 +99,8 @@ class ScriptedGoalModel:
         if step == "reflect":
             return message(tool_use("record_reflection", {"root_cause": "still off", "location": s.fix[0],
                                                           "strategy": "compare with >=", "confidence": 0.5}))
+        if step == "review":
+            return message(tool_use("record_review", REVIEW))
         if not _after_tool(body):
             return message(text("Let me look at the code first."), tool_use("view_file", {"path": s.look_at}))
         if step == "ask_questions":

@@ -25,6 +25,8 @@ def kind_of(body: dict[str, Any]) -> str:
         return "plan"
     if choice.get("type") == "tool" and choice.get("name") == "record_reflection":
         return "reflect"
+    if choice.get("type") == "tool" and choice.get("name") == "record_review":
+        return "review"
     last = body["messages"][-1]
     content = last["content"] if isinstance(last["content"], list) else []
     if any(b.get("type") == "tool_result" for b in content):
@@ -56,6 +58,8 @@ class ScriptedModel:
             return message(text("Hypothesis: the function divides wrongly.\nLocation: calc.py:3\nPlan: fix it."), **usage)
         if kind == "reflect":
             return message(tool_use("record_reflection", self.reflection), **usage)
+        if kind == "review":
+            return message(tool_use("record_review", {"verdict": "accept", "reason": "scripted review"}), **usage)
         if kind == "after_tool":
             if self._pending is not None:
                 path, old, new = self._pending

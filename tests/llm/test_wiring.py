@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fixloop.core.review import ReviewSettings
 from fixloop.config import LLMSettings, Settings, load
 from fixloop.core.model import Status
 from fixloop.llm.proposer import LLMProposer
@@ -90,13 +91,22 @@ OFFLINE_FIXABLE = {
 
 
 @pytest.mark.e2e  # a whole sandboxed fix session
-def test_a_bug_the_offline_engine_fixes_costs_zero_tokens(fake: FakeAnthropic, tmp_path: Path) -> None:
+def test_a_bug_the_offline_engine_fixes_costs_only_its_review_or_nothing_without(fake: FakeAnthropic,
+                                                                                tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", OFFLINE_FIXABLE)
+    fake.fallback = ScriptedModel([], tokens=1000)
     session = FixSession(root, session_settings(fake))
     outcome = session.run()
     assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer != "llm"
-    assert fake.requests == []
-    assert session.summary["llm_calls"] == 0 and session.summary["tokens"] == 0 and session.summary["cost_usd"] == 0
+    assert [r.body["tool_choice"]["name"] for r in fake.messages_requests()] == ["record_review"]
+    assert session.summary["llm_calls"] == 1 and session.summary["tokens"] == 1100  # one budget for every role
+    assert session.summary["review"] == {"verdict": "accept", "reason": "scripted review", "by": "fake-model",
+                                         "candidate": 1}
+    fake.requests.clear()
+    quiet = FixSession(write_project(tmp_path / "again", OFFLINE_FIXABLE),
+                       dataclasses.replace(session_settings(fake), review=ReviewSettings(enabled=False)))
+    assert quiet.run().status is Status.FIXED and fake.requests == []
+    assert quiet.summary["llm_calls"] == 0 and quiet.summary["tokens"] == 0 and quiet.summary["cost_usd"] == 0
 
 
 @pytest.mark.e2e  # a whole sandboxed fix session
@@ -108,9 +118,11 @@ def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_pa
     outcome = session.run(lambda e: notes.append(e.kind))
     assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer == "llm"
     summary = json.loads((Path(session.summary["run_dir"]) / "summary.json").read_text())
-    assert summary["llm_calls"] == 4 and summary["input_tokens"] == 4000 and summary["output_tokens"] == 400
-    assert summary["cache_read_tokens"] == 1500 and summary["cache_write_tokens"] == 0
-    assert summary["tokens"] == 5900 and summary["cost_usd"] == pytest.approx((4000 * 3 + 400 * 15 + 1500 * 0.3) / 1e6)
+    # plan, look, edit, say done, then the review: one budget for every role
+    assert summary["llm_calls"] == 5 and summary["input_tokens"] == 5000 and summary["output_tokens"] == 500
+    assert summary["cache_read_tokens"] == 2000 and summary["cache_write_tokens"] == 0
+    assert summary["tokens"] == 7500 and summary["cost_usd"] == pytest.approx((5000 * 3 + 500 * 15 + 2000 * 0.3) / 1e6)
+    assert summary["review"]["verdict"] == "accept"
     assert summary["wall_seconds"] > 0
 
 

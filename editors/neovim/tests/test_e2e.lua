@@ -53,6 +53,9 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
   H.eq('end', kinds[#kinds], 'last progress')
   H.truthy(#reports > 0, 'progress reports')
   H.eq('fixed', view.summary.status, 'status')
+  H.eq('accept', (view.summary.review or {}).verdict, 'the review: ' .. vim.inspect(view.summary.review))
+  H.contains(vim.api.nvim_buf_get_lines(review, 0, 4, false)[3], '# review (offline): accept, the ',
+    'the reviewer\'s word beside the diff')
   H.eq(2, #view.summary.hunks, 'hunks: ' .. vim.inspect(view.summary.hunks))
   local h0, h1 = view.summary.hunks[1], view.summary.hunks[2]
   H.eq('inventory/pricing.py', h0.path, 'path')

@@ -26,6 +26,13 @@ export interface RunSummary {
   hunks?: Hunk[];
   tried?: Tried; // a fix run: where it looked and what it tried (docs/protocol.md "Run summary")
   next_steps?: string[]; // a run that did not end fixed: what to do next, most useful first
+  review?: Review; // the reviewer's word on the fix offered (or on the last one it rejected)
+}
+
+export interface Review {
+  verdict: string; // accept | prefer | reject
+  reason: string;
+  by: string; // "offline", or the model that reviewed
 }
 
 export interface Tried {
@@ -97,6 +104,7 @@ export function summaryDocument(summary: RunSummary): string {
   const lines = [
     `# fixloop run ${summary.run_id}: ${statusWord(summary.status)}`,
     ...(summary.message ? [`# ${summary.message}`] : []),
+    ...(summary.review ? [`# review (${summary.review.by}): ${summary.review.verdict}, ${summary.review.reason}`] : []),
     ...(summary.goal ? [`# goal: ${summary.goal}`] : []),
     ...(summary.spec?.expected ? [`# spec: ${summary.spec.where ?? "?"}: expected ${summary.spec.expected}`] : []),
     ...(summary.test_file ? [`# reproduction test: ${summary.test_file}`] : []),

@@ -31,6 +31,9 @@ test("status texts", () => {
   assert.match(doc, /# hunk x.py#0 \(lines 3-4\): pending/);
   assert.match(doc, /\+\+\+ b\/x.py/);
   assert.doesNotMatch(doc, /next steps/);
+  const reviewed = summaryDocument({ run_id: "r1", status: "fixed", message: "fixed by mutation/swap",
+    review: { verdict: "accept", reason: "the smallest of 2 plausible fixes", by: "offline" } });
+  assert.match(reviewed, /^# fixed by mutation\/swap\n# review \(offline\): accept, the smallest of 2 plausible fixes$/m);
 });
 
 test("a run that did not end fixed says what it tried and what to do next", () => {

@@ -7,16 +7,17 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from collections import deque
-from typing import Callable, Generator, Iterator
+from typing import Generator, Iterator
 
-from .model import Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
+from .model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
+from .review import preference
 from . import limits
 from .flaky import flaky_among
+from .ahead import checked_ahead
 from .guard import rejection
-from .patch import changed_at, patch_size, unified_diff
+from .patch import changed_at, unified_diff
 from .selection import Plan, judge, narrowing
-from .ports import CallLogging, Noting, Ports, Prefetching, ProposalContext, Proposer, Reflector
+from .ports import CallLogging, Noting, Ports, ProposalContext, Proposer, Reflector
 from .signature import describe_collection_error, report_signature
 from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
 
@@ -36,6 +37,7 @@ class _End:
 
 
 _CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
+REVIEWS = 3  # fixes a reviewer may reject in one run before the run gives up
 
 
 def run(task: Task, ports: Ports, run_id: str) -> Run:
@@ -51,6 +53,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     if ports.cancelled():
         return (yield from r.finish(_CANCELLED))
     stop = yield from r.search(ctx)  # 4-7. propose, check, run, reflect, learn; cheapest proposer first
+    stop = yield from r.reviewed(ctx, stop)  # 8. the reviewer's word: a rejected fix makes the search go on
     return (yield from r.finish(r.verdict(stop, note), ctx))
 
 
@@ -78,6 +81,8 @@ class _Run:
         self.failing_before: frozenset[str] = frozenset()
         self.plan = Plan((), (), frozenset(), frozenset())  # how candidates are judged (set by the baseline)
         self.selections: list[dict[str, object]] = []  # the test runs of the candidate last tested
+        self.numbers: dict[tuple[tuple[str, str], ...], int] = {}  # a plausible fix's candidate number
+        self.rejected: list[str] = []  # why the reviewer rejected each fix it did
 
     def event(self, kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
         return Event(kind, self.run_id, self.ports.now(), phase, candidate, data)
@@ -179,7 +184,7 @@ class _Run:
 
     def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
-        for patch, early_verdict in _checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
+        for patch, early_verdict in checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
             yield from self.notes(proposer)
             stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer)
             if stop:
@@ -191,7 +196,7 @@ class _Run:
                 looked = self.ports.now() - self.fixed_at
                 if self.lookahead > self.task.limits.plausible_lookahead or looked > max(2.0, self.durations["baseline"]):
                     return None
-                if _preference(patch) >= _preference(self.winner):
+                if preference(patch) >= preference(self.winner):
                     continue
             if patch.key() in self.seen:
                 continue
@@ -216,7 +221,7 @@ class _Run:
 
     def worth_screening(self, patch: Patch) -> bool:
         """What the loop would still test: after a fix only a smaller one (the overfitting guard), never twice."""
-        return patch.key() not in self.seen and (self.winner is None or _preference(patch) < _preference(self.winner))
+        return patch.key() not in self.seen and (self.winner is None or preference(patch) < preference(self.winner))
 
     def evaluate(self, proposer: Proposer, patch: Patch, early_verdict: Verdict | None,
                  ctx: ProposalContext) -> Generator[Event, None, Attempt]:
@@ -249,8 +254,9 @@ class _Run:
                          **_counts(attempt.report))
         if attempt.status == "plausible":
             self.plausible.append(patch)
+            self.numbers[patch.key()] = index
             self.fixed_at = self.fixed_at or self.ports.now()
-            self.winner = min(self.plausible, key=_preference)
+            self.winner = min(self.plausible, key=preference)
             self.learn(attempt, ctx)
             return attempt
         attempt = replace(attempt, reflection=_reflect(proposer, attempt, ctx, self.targets))
@@ -302,6 +308,29 @@ class _Run:
             for note in notes:
                 yield self.event("note", "propose", proposer=proposer.name, message=str(note))
 
+    # ---- 8. review ----------------------------------------------------------------------------
+    def reviewed(self, ctx: ProposalContext, stop: _End | None) -> Generator[Event, None, _End | None]:
+        """Before the fix is offered: the reviewer accepts it, prefers another plausible one, or rejects it;
+        then the next plausible fix is reviewed, or (none left) the search goes on, REVIEWS times at most."""
+        reviewer = self.ports.reviewer
+        while reviewer is not None and self.winner is not None:
+            number = self.numbers[self.winner.key()]
+            review = reviewer.review((number, self.winner), [(self.numbers[p.key()], p) for p in self.plausible], ctx)
+            yield self.event("reviewed", "review", number, verdict=review.verdict, reason=review.reason,
+                             by=review.by, prefer=review.prefer)
+            preferred = [p for p in self.plausible if self.numbers[p.key()] == review.prefer]
+            if review.verdict == PREFER and preferred:
+                self.winner = preferred[0]
+            if review.verdict != REJECT:
+                return stop
+            self.rejected.append(f"candidate {number}: {review.reason}")
+            self.plausible.remove(self.winner)
+            self.winner = min(self.plausible, key=preference) if self.plausible and len(self.rejected) < REVIEWS else None
+            if self.winner is None and len(self.rejected) < REVIEWS and not self.ports.cancelled():
+                self.lookahead, self.fixed_at = 0, 0.0
+                stop = yield from self.search(ctx)  # every candidate tested so far stays out (`seen`)
+        return stop
+
     # ---- the end -----------------------------------------------------------------------------
     def verdict(self, stop: _End | None, note: str) -> _End:
         """How the candidates ended: the smallest plausible fix, a limit, or giving up (and why)."""
@@ -310,6 +339,9 @@ class _Run:
         if self.winner is not None:
             w = self.winner
             return _End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}", patch=w)
+        if self.rejected:
+            return _End(Status.GAVE_UP, f"the reviewer rejected every fix found ({'; '.join(self.rejected)})"
+                        + (f"; then {stop.message}" if stop is not None else ""), limit=stop.limit if stop else "")
         if stop is not None:
             return stop
         if baseline.collection_errors:
@@ -339,29 +371,6 @@ class _Run:
         return outcome
 
 
-def _checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...],
-                   wanted: Callable[[Patch], bool]) -> Iterator[tuple[Patch, Verdict | None]]:
-    """Candidates in order, with their safety verdict when it was taken early. A runner with spare lanes
-    gets the next few `wanted` candidates that passed the guard and the safety check, to screen in parallel
-    (one not wanted now never will be: the loop skips it); an adaptive proposer is never read ahead."""
-    if not isinstance(ports.runner, Prefetching) or proposer.adaptive:
-        yield from ((patch, None) for patch in proposer.propose(ctx))
-        return
-    window: deque[tuple[Patch, Verdict | None]] = deque()
-    for patch in proposer.propose(ctx):
-        width = ports.runner.lanes()  # asked each time: a worker may come up during the search
-        verdict = None
-        if width > 1:
-            worth = wanted(patch)
-            verdict = ports.safety.check(patch) if ports.safety is not None and worth else None
-            if worth and (verdict is None or verdict.ok) and rejection(patch, 0, ports.is_test_file) is None:
-                ports.runner.prefetch(patch, targets)
-        window.append((patch, verdict))
-        while len(window) > (width if width > 1 else 0):  # one more than the lanes: a free lane never waits
-            yield window.popleft()
-    yield from window
-
-
 def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
     if ports.cancelled():
         return _End(Status.CANCELLED, "cancelled")
@@ -376,12 +385,6 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
         if richer is not None:
             return replace(richer, signature=signature)
     return Reflection(signature=signature)
-
-
-def _preference(patch: Patch) -> tuple[int, float]:
-    """Smaller first; among equally small fixes, the one fewer passing tests run (`exposure`, when known)."""
-    exposure = patch.meta.get("exposure", 0)
-    return patch_size(patch), float(exposure) if isinstance(exposure, (int, float)) else 0.0
 
 
 def _usage(ports: Ports) -> Usage:

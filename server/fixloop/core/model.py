@@ -288,3 +288,17 @@ class Event:
     phase: str = ""
     candidate: int | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+
+
+ACCEPT, PREFER, REJECT = "accept", "prefer", "reject"  # a reviewer's verdicts (core/review.py)
+
+
+@dataclass(frozen=True)
+class Review:
+    verdict: str  # ACCEPT | PREFER | REJECT
+    reason: str
+    by: str  # "offline", or the model that reviewed
+    prefer: int = 0  # with PREFER: the candidate number of the fix to offer instead
+
+
+Numbered = tuple[int, Patch]  # (candidate number in the run, the fix)

@@ -9,10 +9,12 @@ from typing import Callable, Iterator, Mapping, Protocol, Sequence, runtime_chec
 from .model import (
     Attempt,
     Lesson,
+    Numbered,
     Outcome,
     Patch,
     PatternHit,
     Reflection,
+    Review,
     Suspect,
     TestReport,
     Usage,
@@ -145,6 +147,10 @@ class ReviewMemory(Protocol):
         """Why the memory cannot be read or was moved aside ("" when it works): the editor says so."""
 
 
+class Reviewer(Protocol):
+    def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review: ...
+
+
 @dataclass(frozen=True)
 class Ports:
     runner: TestRunner
@@ -155,3 +161,4 @@ class Ports:
     is_test_file: Callable[[str], bool] = lambda path: False
     cancelled: Callable[[], bool] = lambda: False
     now: Callable[[], float] = lambda: 0.0
+    reviewer: Reviewer | None = None  # its word on the fix before it is offered (core/review.py)

@@ -63,6 +63,11 @@ class LLMProposer:
     def usage(self) -> Usage:
         return self.meter.total
 
+    @property
+    def reachable(self) -> bool:
+        """A key and not offline: the model can be asked (by this proposer or the reviewer sharing its meter)."""
+        return self._client is not None
+
     def cancel(self) -> None:
         if self._client is not None:
             self._client.cancel()

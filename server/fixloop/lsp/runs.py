@@ -8,7 +8,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol, runtime_checkable
 
 from lsprotocol import types as t
 
@@ -28,6 +28,13 @@ log = logging.getLogger(__name__)
 
 
 INSTALL, NOT_NOW = "Install", "Not now"
+
+
+@runtime_checkable
+class Installing(Protocol):
+    """A session that can install the package its run found missing (a fix run's, not a goal's)."""
+
+    def install(self) -> Any: ...
 
 
 class Session(Protocol):
@@ -237,7 +244,7 @@ class RunManager:
         """A missing package that is all that fails: Install / Not now (nothing installs without the click).
         None when nothing was offered or the client cannot ask."""
         offer, choose = summary.get("install"), self.editor.choose
-        if not isinstance(offer, dict) or choose is None or not hasattr(session, "install"):
+        if not isinstance(offer, dict) or choose is None or not isinstance(session, Installing):
             return None
         answer = await choose(f"fixloop: the tests need {offer['requirement']}, which {offer['python']} does not "
                               "have. Install it there (wheels from your index, installed in the sandbox) and run "

@@ -76,9 +76,15 @@ function M.render(summary)
   local lines = {
     ('# fixloop run %s: %s'):format(summary.run_id or '?', summary.status or '?'),
     '# ' .. ((summary.message or ''):gsub('%s*\n%s*', ' ')),
+  }
+  if type(summary.review) == 'table' then -- the reviewer's word, beside the diff
+    table.insert(lines, ('# review (%s): %s, %s'):format(tostring(summary.review.by or '?'),
+      tostring(summary.review.verdict or '?'), (tostring(summary.review.reason or '')):gsub('%s*\n%s*', ' ')))
+  end
+  vim.list_extend(lines, {
     ('# %s accept  %s reject  %s/%s all  %s %s move  %s go to  %s close'):format(
       keys.accept, keys.reject, keys.accept_all, keys.reject_all, keys.next, keys.prev, keys.open, keys.close),
-  }
+  })
   local ranges = {}
   local last_path
   for _, hunk in ipairs(summary.hunks or {}) do

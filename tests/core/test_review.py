@@ -1,0 +1,72 @@
+"""The reviewer's word before a fix is offered: accept, prefer another plausible fix, or reject and search on."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from fixloop.core.model import Patch, Status
+from fixloop.core.ports import ProposalContext
+from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review
+from fixloop.core.review import OfflineReviewer
+from tests.core.test_loop import GOOD, _run
+from tests.fakes import ScriptedProposer
+
+# Both make the scripted test pass; the second is the larger change.
+ALSO_GOOD = "def double(x):\n    x = int(x)\n    return x + x\n"
+
+
+class Verdicts:
+    """A reviewer that answers from a script (the model reviewer is tested against the scripted server)."""
+
+    def __init__(self, *answers: Review) -> None:
+        self.answers = list(answers)
+        self.asked: list[tuple[int, list[int]]] = []
+
+    def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review:
+        self.asked.append((winner[0], [n for n, _ in plausible]))
+        return self.answers.pop(0)
+
+
+def after(patch: Patch | None) -> str:
+    assert patch is not None
+    return patch.changes[0].after
+
+
+def test_an_accepted_fix_is_offered_and_the_review_is_an_event() -> None:
+    reviewer = Verdicts(Review(ACCEPT, "fixes the root cause", "scripted"))
+    outcome, events, _ = _run([ScriptedProposer([GOOD])], reviewer=reviewer)
+    assert outcome.status is Status.FIXED and after(outcome.patch) == GOOD
+    reviewed = [e for e in events if e.kind == "reviewed"]
+    assert [(e.candidate, e.data["verdict"], e.data["reason"]) for e in reviewed] == [(1, "accept", "fixes the root cause")]
+
+
+def test_a_rejected_fix_makes_the_search_go_on_to_the_next_one() -> None:
+    reviewer = Verdicts(Review(REJECT, "only fits the tests", "scripted"), Review(ACCEPT, "good", "scripted"))
+    proposer = ScriptedProposer([GOOD, ALSO_GOOD])  # after a fix the search looks only for smaller ones
+    outcome, events, _ = _run([proposer], reviewer=reviewer)
+    assert outcome.status is Status.FIXED and after(outcome.patch) == ALSO_GOOD
+    assert reviewer.asked == [(1, [1]), (2, [2])]  # the rejected fix is out of the running, the search went on
+    assert [e.data["verdict"] for e in events if e.kind == "reviewed"] == ["reject", "accept"]
+
+
+def test_the_reviewer_may_prefer_another_plausible_fix() -> None:
+    reviewer = Verdicts(Review(PREFER, "the larger one also handles y", "scripted", prefer=1))
+    proposer = ScriptedProposer([ALSO_GOOD, GOOD])
+    outcome, _, _ = _run([proposer], reviewer=reviewer)
+    assert reviewer.asked == [(2, [1, 2])]  # the smaller one leads, both are shown
+    assert outcome.status is Status.FIXED and after(outcome.patch) == ALSO_GOOD
+
+
+def test_a_run_whose_every_fix_is_rejected_gives_up_saying_why() -> None:
+    reviewer = Verdicts(*[Review(REJECT, "special-cases the test input", "scripted")] * 3)
+    outcome, _, _ = _run([ScriptedProposer([GOOD])], reviewer=reviewer)
+    assert outcome.status is Status.GAVE_UP and outcome.patch is None
+    assert "the reviewer rejected every fix found (candidate 1: special-cases the test input)" in outcome.message
+
+
+def test_the_offline_review_keeps_the_smallest_and_says_why() -> None:
+    outcome, events, _ = _run([ScriptedProposer([ALSO_GOOD, GOOD])], reviewer=OfflineReviewer())
+    assert after(outcome.patch) == GOOD
+    (reviewed,) = [e for e in events if e.kind == "reviewed"]
+    assert reviewed.data["verdict"] == "accept" and reviewed.data["by"] == "offline"
+    assert reviewed.data["reason"].startswith("the smallest of 2 plausible fixes (2 changed line(s)")
