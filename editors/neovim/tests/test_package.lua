@@ -17,6 +17,18 @@ local function project_and_index()
   return dir .. '/calc', vim.fn.readfile(url_file)[1], proc
 end
 
+--- The project and its index, and the plugin set up for them: the project's .venv, landlock (it installs as
+--- this user), the index as yours. Returns the root, the .venv's site-packages and the index's process.
+local function set_up()
+  local root, url, index = project_and_index()
+  require('fixloop').setup({
+    python = H.python,
+    settings = { offline = true, memory = { enabled = false }, sandbox = { backend = 'landlock' },
+                 python = root .. '/.venv/bin/python', install = { index_url = url } },
+  })
+  return root, vim.fn.glob(root .. '/.venv/lib/python3.*/site-packages'), index
+end
+
 local function choosing(choice, asked)
   vim.ui.select = function(items, opts, on_choice)
     table.insert(asked, { prompt = opts.prompt, items = vim.tbl_map(function(i)
@@ -32,13 +44,7 @@ local function choosing(choice, asked)
 end
 
 H.test(':FixloopFix asks before installing a missing package, installs it on Install, then fixes', function()
-  local root, url, index = project_and_index()
-  local site = vim.fn.glob(root .. '/.venv/lib/python3.*/site-packages')
-  require('fixloop').setup({
-    python = H.python,
-    settings = { offline = true, memory = { enabled = false }, sandbox = { backend = 'landlock' },
-                 python = root .. '/.venv/bin/python', install = { index_url = url } },
-  })
+  local root, site, index = set_up()
   local asked = {}
   choosing('Install', asked)
   H.open_attached(root .. '/calc.py', 30000)
@@ -59,13 +65,7 @@ H.test(':FixloopFix asks before installing a missing package, installs it on Ins
 end)
 
 H.test('Not now installs nothing', function()
-  local root, url, index = project_and_index()
-  local site = vim.fn.glob(root .. '/.venv/lib/python3.*/site-packages')
-  require('fixloop').setup({
-    python = H.python,
-    settings = { offline = true, memory = { enabled = false }, sandbox = { backend = 'landlock' },
-                 python = root .. '/.venv/bin/python', install = { index_url = url } },
-  })
+  local root, site, index = set_up()
   local asked = {}
   choosing('Not now', asked)
   H.open_attached(root .. '/calc.py', 30000)
