@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 from fixloop.core.model import Patch, Status
 from fixloop.core.ports import ProposalContext
+from fixloop.config import Settings, project_table
 from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review
 from fixloop.core.review import OfflineReviewer
 from tests.core.test_loop import GOOD, _run
@@ -70,3 +72,10 @@ def test_the_offline_review_keeps_the_smallest_and_says_why() -> None:
     (reviewed,) = [e for e in events if e.kind == "reviewed"]
     assert reviewed.data["verdict"] == "accept" and reviewed.data["by"] == "offline"
     assert reviewed.data["reason"].startswith("the smallest of 2 plausible fixes (2 changed line(s)")
+
+
+def test_a_project_may_switch_the_review_on_but_never_off_nor_choose_its_model(tmp_path: Path) -> None:
+    table = {"review": {"enabled": False}, "llm": {"roles": {"reviewer": {"model": "cheap-model"}}}}
+    allowed, refused = project_table(table, Settings(), tmp_path)
+    assert allowed.get("review", {}) == {} and allowed.get("llm", {}).get("roles", {}).get("reviewer", {}) == {}
+    assert any("review.enabled" in r for r in refused) and any("llm.roles.reviewer.model" in r for r in refused)
