@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from fixloop.core.integrity import is_test_file  # noqa: E402
 from fixloop.core.model import Limits, Patch  # noqa: E402
 from fixloop.core.ports import ProposalContext  # noqa: E402
-from fixloop.repair.localize import TracebackLocalizer  # noqa: E402
-from fixloop.repair.mutate import MutationProposer  # noqa: E402
-from fixloop.runner.pytest_runner import PytestRunner  # noqa: E402
-from fixloop.sandbox.select import probe  # noqa: E402
+from fixloop.engines.repair.localize import TracebackLocalizer  # noqa: E402
+from fixloop.engines.repair.mutate import MutationProposer  # noqa: E402
+from fixloop.adapters.runner.pytest_runner import PytestRunner  # noqa: E402
+from fixloop.adapters.sandbox.select import probe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 BUGS = REPO / "bench" / "bugs"

@@ -36,11 +36,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Status
-from fixloop.goal.request import Goal
-from fixloop.goal.session import GoalSession
-from fixloop.wiring import with_api_key
+from fixloop.application.goal.request import Goal
+from fixloop.application.goal.session import GoalSession
+from fixloop.application.wiring import with_api_key
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_KEY = "fake-key-not-real"  # the scripted server checks none; no real key is ever read

@@ -46,9 +46,9 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from fixloop.config import load  # noqa: E402
+from fixloop.application.config import load  # noqa: E402
 from fixloop.core.model import Outcome, Status  # noqa: E402
-from fixloop.session import FixSession  # noqa: E402
+from fixloop.application.session import FixSession  # noqa: E402
 
 BUGS = ROOT / "bench" / "learning_bugs"
 HIDDEN = "hidden_checks.py"

@@ -27,10 +27,10 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
 for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
     del os.environ[name]
 
-from fixloop.config import LLMSettings, MemorySettings, Settings  # noqa: E402
+from fixloop.application.config import LLMSettings, MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Limits, Outcome  # noqa: E402
 from fixloop.core.review import ReviewSettings  # noqa: E402
-from fixloop.session import FixSession  # noqa: E402
+from fixloop.application.session import FixSession  # noqa: E402
 from tests.conftest import PYTHON  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.llm.harness import llm_proposer, run_loop  # noqa: E402

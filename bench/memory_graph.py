@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from memory_lookup import line, percentile, synthetic, timed, with_fixes  # noqa: E402
 
 from fixloop.core.model import Frame, Suspect, TestReport, TestResult  # noqa: E402
-from fixloop.graph.memory import GraphMemory  # noqa: E402
-from fixloop.memory.embed import HashingEmbedder  # noqa: E402
-from fixloop.memory.learning import LearningMemory  # noqa: E402
-from fixloop.memory.store import RECALL_COLUMNS, MemoryStore  # noqa: E402
+from fixloop.adapters.graph.memory import GraphMemory  # noqa: E402
+from fixloop.adapters.memory.embed import HashingEmbedder  # noqa: E402
+from fixloop.adapters.memory.learning import LearningMemory  # noqa: E402
+from fixloop.adapters.memory.store import RECALL_COLUMNS, MemoryStore  # noqa: E402
 
 PROJECT = "/projects/p1"
 FUNCTIONS, METHODS = 8, 4

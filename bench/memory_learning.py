@@ -35,9 +35,9 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from fixloop.config import MemorySettings, Settings  # noqa: E402
+from fixloop.application.config import MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Outcome  # noqa: E402
-from fixloop.session import FixSession  # noqa: E402
+from fixloop.application.session import FixSession  # noqa: E402
 
 PAIRS = ROOT / "bench" / "memory_pairs"
 

@@ -26,8 +26,8 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
 for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
     del os.environ[name]
 
-from fixloop.config import LLMSettings, MemorySettings, Settings  # noqa: E402
-from fixloop.session import FixSession  # noqa: E402
+from fixloop.application.config import LLMSettings, MemorySettings, Settings  # noqa: E402
+from fixloop.application.session import FixSession  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.llm.scripted import ScriptedModel, write_project  # noqa: E402
 

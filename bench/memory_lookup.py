@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from fixloop.core.model import Frame, TestReport, TestResult  # noqa: E402
-from fixloop.memory.embed import HashingEmbedder  # noqa: E402
-from fixloop.memory.learning import LearningMemory  # noqa: E402
-from fixloop.memory.store import MemoryStore, new_id  # noqa: E402
+from fixloop.adapters.memory.embed import HashingEmbedder  # noqa: E402
+from fixloop.adapters.memory.learning import LearningMemory  # noqa: E402
+from fixloop.adapters.memory.store import MemoryStore, new_id  # noqa: E402
 
 EXCEPTIONS = ["AssertionError", "TypeError", "KeyError", "IndexError", "ValueError", "AttributeError",
               "ZeroDivisionError", "NameError"]

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from memory_lookup import percentile, synthetic  # noqa: E402
 
 from fixloop.core.model import Frame, TestReport, TestResult  # noqa: E402
-from fixloop.memory.embed import HashingEmbedder  # noqa: E402
-from fixloop.memory.learning import LearningMemory  # noqa: E402
-from fixloop.memory.shared import SharedStore  # noqa: E402
-from fixloop.memory.store import MemoryStore  # noqa: E402
+from fixloop.adapters.memory.embed import HashingEmbedder  # noqa: E402
+from fixloop.adapters.memory.learning import LearningMemory  # noqa: E402
+from fixloop.adapters.memory.shared import SharedStore  # noqa: E402
+from fixloop.adapters.memory.store import MemoryStore  # noqa: E402
 from tests.memory.s3server import S3Server  # noqa: E402
 
 

@@ -25,9 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Status
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 
 BUGS = Path(__file__).resolve().parent / "bugs"
 HIDDEN = "hidden_check.py"

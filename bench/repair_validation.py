@@ -21,10 +21,10 @@ from typing import Callable
 from fixloop.core.model import Limits, Patch, TestReport
 from fixloop.core.ports import ProposalContext
 from fixloop.core.integrity import is_test_file
-from fixloop.repair.localize import TracebackLocalizer
-from fixloop.repair.mutate import MutationProposer
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.engines.repair.localize import TracebackLocalizer
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.plain import PlainSandbox
 
 BUGS = Path(__file__).resolve().parent / "bugs"
 

@@ -23,11 +23,11 @@ from safety_gen import generate  # noqa: E402
 
 from tree_sitter import Query, QueryCursor  # noqa: E402
 
-from fixloop.safety import bandit_scan  # noqa: E402
-from fixloop.safety.bindings import collect  # noqa: E402
-from fixloop.safety.matchers import Matcher  # noqa: E402
-from fixloop.safety.rules import IncrementalScanner, encode, scan  # noqa: E402
-from fixloop.treesitter import language, parser  # noqa: E402
+from fixloop.adapters.safety import bandit_scan  # noqa: E402
+from fixloop.adapters.safety.bindings import collect  # noqa: E402
+from fixloop.adapters.safety.matchers import Matcher  # noqa: E402
+from fixloop.adapters.safety.rules import IncrementalScanner, encode, scan  # noqa: E402
+from fixloop.kit.treesitter import language, parser  # noqa: E402
 
 
 def median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

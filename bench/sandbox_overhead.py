@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from fixloop.runner.interpreter import interpreter_paths  # noqa: E402
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits  # noqa: E402
-from fixloop.sandbox.select import probe  # noqa: E402
+from fixloop.adapters.runner.interpreter import interpreter_paths  # noqa: E402
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits  # noqa: E402
+from fixloop.adapters.sandbox.select import probe  # noqa: E402
 
 TESTS = "\n".join(f"def test_{i}():\n    assert sum(range({i})) == {sum(range(i))}\n" for i in range(20))
 

@@ -23,8 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "server"))
 
-from fixloop.config import load  # noqa: E402
-from fixloop.session import FixSession  # noqa: E402
+from fixloop.application.config import load  # noqa: E402
+from fixloop.application.session import FixSession  # noqa: E402
 
 
 def lean_python() -> str:

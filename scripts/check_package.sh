@@ -42,10 +42,10 @@ else
   cat "$work/twine.log"; fail "twine check --strict"
 fi
 contents=$("$tools/bin/python" -m zipfile -l "$wheel")
-for f in fixloop/py.typed fixloop/runner/ fixloop/lsp/server.py fixloop/_version.py; do
+for f in fixloop/py.typed fixloop/adapters/runner/ fixloop/lsp/server.py fixloop/_version.py; do
   grep -q "$f" <<<"$contents" || fail "the wheel lacks $f"
 done
-grep -q "fixloop/runner/" <<<"$contents" && pass "the wheel has the package data (py.typed, runner/)"
+grep -q "fixloop/adapters/runner/" <<<"$contents" && pass "the wheel has the package data (py.typed, runner/)"
 
 # A fresh virtualenv with the wheel, as `uv tool install` makes it for a user.
 export UV_CACHE_DIR=$cache/uv-cache UV_TOOL_DIR=$work/uv-tools UV_TOOL_BIN_DIR=$work/bin UV_PYTHON_DOWNLOADS=never

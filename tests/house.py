@@ -1,4 +1,4 @@
-"""The map of the house: which layer each package (or loose module) of `server/fixloop` belongs to, the
+"""The map of the house: which layer each package (or loose module) of `server/fixloop` belongs to (its folder), the
 package-level import graph read from the source, the imports that go against the layers, and the drawing
 of it in docs/architecture.md (`python -m tests.house` writes it; tests/test_architecture.py checks that it
 is current and that no new import goes against the layers).
@@ -18,19 +18,39 @@ PACKAGE = Path(__file__).resolve().parent.parent / "server" / "fixloop"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 BEGIN, END = "<!-- house:begin (python -m tests.house) -->", "<!-- house:end -->"
 
-# (layer, rank, members): an import may go to a lower rank, or stay inside its own layer.
-LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
-    ("domain", 0, ("core",)),
-    ("kit", 1, ("printable", "screen", "fdwalk", "treesitter", "rundir", "_version")),
-    ("engines", 2, ("repair", "mined", "testgen", "strategies")),
-    ("adapters", 2, ("runner", "sandbox", "memory", "graph", "llm", "safety", "history")),
-    # goal mode composes a runner, a sandbox and the memory as the fix session does: a variant of the run.
-    ("application", 3, ("config", "model_settings", "wiring", "session", "fixcheck", "goal", "advice", "runlog", "progress",
-                        "workspace_io", "workspace_guard")),
-    ("front ends", 4, ("cli", "lsp", "run_display", "__main__")),
+# The folders are the layers: (folder, layer, rank). An import may go to a lower rank, or stay inside its own
+# layer. What sits at the top of the package itself (`cli`, `lsp`, `run_display`, `__main__`) is the front ends.
+FOLDERS: tuple[tuple[str, str, int], ...] = (
+    ("core", "domain", 0),
+    ("kit", "kit", 1),
+    ("engines", "engines", 2),
+    ("adapters", "adapters", 2),
+    ("application", "application", 3),
 )
-LAYER_OF = {member: (layer, rank) for layer, rank, members in LAYERS for member in members}
+TOP = ("front ends", 4)
+LAYER_FOLDERS = {folder for folder, _, _ in FOLDERS if folder != "core"}
 FRONT_ENDS_SEE = ("front ends", "application", "kit", "domain")
+
+
+def layers() -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """(layer, rank, members) read from the folders: a member is a package or a loose module in one."""
+    out = []
+    for folder, layer, rank in FOLDERS:
+        if folder == "core":
+            out.append((layer, rank, ("core",)))
+            continue
+        members = sorted(p.stem if p.is_file() else p.name for p in (PACKAGE / folder).iterdir()
+                         if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__"))
+        out.append((layer, rank, tuple(members)))
+    tops = sorted(p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+                  if p.name not in LAYER_FOLDERS | {"core", "__init__.py"}
+                  and ((p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"))
+    out.append((TOP[0], TOP[1], tuple(tops)))
+    return tuple(out)
+
+
+LAYERS = layers()
+LAYER_OF = {member: (layer, rank) for layer, rank, members in LAYERS for member in members}
 
 
 def modules() -> dict[str, Path]:
@@ -63,8 +83,11 @@ def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
 
 
 def part_of(module: str) -> str:
-    """The package a module belongs to (`fixloop.runner.cold` -> runner), or the loose module's own name."""
+    """The package a module belongs to (`fixloop.adapters.runner.cold` -> runner, `fixloop.core.loop` -> core),
+    or the loose module's own name (`fixloop.kit.printable` -> printable); "" for a layer folder itself."""
     parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYER_FOLDERS:
+        return parts[2] if len(parts) > 2 else ""
     return parts[1] if len(parts) > 1 else ""
 
 

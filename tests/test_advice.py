@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from fixloop.advice import Situation, advise
-from fixloop.config import Settings
+from fixloop.application.advice import Situation, advise
+from fixloop.application.config import Settings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Limits, Outcome, Scope, Status, Task, TestReport, TestResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.house import PACKAGE, import_graph, modules
+from tests.house import PACKAGE, import_graph, modules, part_of
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
@@ -127,19 +127,31 @@ def private_imports(mods: dict[str, Path]) -> list[str]:
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ImportFrom) or not node.level:
+            if not isinstance(node, ast.ImportFrom):
                 continue
-            parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-            target = ".".join(parts + ([node.module] if node.module else []))
-            if target.split(".")[:2] == name.split(".")[:2]:
-                continue  # within one package (or one top-level module)
+            target = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(parts + ([node.module] if node.module else []))
+            if not target.startswith("fixloop") or part_of(target) == part_of(name):
+                continue  # another library, or within one package (or one loose module)
             found += [f"{name} imports {alias.name} from {target}" for alias in node.names
                       if alias.name.startswith("_") and not alias.name.startswith("__")]
     return found
 
 
-def test_no_private_name_is_imported_from_another_package() -> None:
+def test_imports_are_absolute_so_each_names_the_layer_it_reaches() -> None:
+    relative = [f"{name}:{node.lineno}" for name, path in modules().items()
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.level]
+    assert not relative, relative
+
+
+def test_no_private_name_is_imported_from_another_package(tmp_path: Path) -> None:
     assert not private_imports(modules())
+    (tmp_path / "a.py").write_text("from fixloop.adapters.memory.shapes import _hidden\nfrom fixloop.core.model import _ok\n")
+    assert private_imports({"fixloop.core.loop": tmp_path / "a.py"}) == [
+        "fixloop.core.loop imports _hidden from fixloop.adapters.memory.shapes"]
 
 
 # Package-level loops that function-level imports still hide, each to be broken, never joined by another.
@@ -149,7 +161,7 @@ KNOWN_PACKAGE_CYCLES = {frozenset({"graph", "memory"}), frozenset({"goal", "llm"
 def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     """`fixloop.<package or top-level module>` -> the others it imports, from the module graph."""
     def top(module: str) -> str:
-        return module.split(".")[1] if "." in module else module
+        return part_of(module) or module
 
     out: dict[str, set[str]] = {}
     for name, targets in graph.items():
@@ -177,7 +189,7 @@ def test_every_module_of_the_contract_stage_exists_and_runs_nothing_of_its_own()
             if module.resolve() == Path(__file__).resolve():
                 continue  # this file names the words it looks for
             text = module.read_text()
-            for word in ("PytestRunner", "mark.e2e", "mark.docker", "from fixloop.sandbox", "import lancedb"):
+            for word in ("PytestRunner", "mark.e2e", "mark.docker", "from fixloop.adapters.sandbox", "import lancedb"):
                 assert word not in text, f"{module.name} uses {word}: it belongs in the fast stage, not the contract"
 
 

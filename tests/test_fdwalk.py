@@ -1,4 +1,4 @@
-"""The shared no-follow walk (`fixloop.fdwalk`) that the run log and the sandbox's host reads and writes use."""
+"""The shared no-follow walk (`fixloop.kit.fdwalk`) that the run log and the sandbox's host reads and writes use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.fdwalk import DIR_FLAGS, descend, open_dir
+from fixloop.kit.fdwalk import DIR_FLAGS, descend, open_dir
 
 
 def _open_fds() -> int:

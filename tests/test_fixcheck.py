@@ -8,9 +8,9 @@ from typing import Callable
 
 import pytest
 
-from fixloop.config import Settings
+from fixloop.application.config import Settings
 from fixloop.core.model import Event, FileChange, Patch, Status
-from fixloop.fixcheck import FixCheck
+from fixloop.application.fixcheck import FixCheck
 from tests.conftest import PYTHON
 
 CODE = "LIMIT = 3\n\n\ndef over(n):\n    return n > LIMIT\n"

@@ -4,8 +4,8 @@ project string goes through before it is shown."""
 from __future__ import annotations
 
 from fixloop.core.model import Event
-from fixloop.printable import printable
-from fixloop.progress import RunProgress, duration
+from fixloop.kit.printable import printable
+from fixloop.application.progress import RunProgress, duration
 
 
 def _event(kind: str, time: float, candidate: int | None = None, **data: object) -> Event:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import Event, Outcome, Status
-from fixloop.runlog import RunLog, record_decision
+from fixloop.application.runlog import RunLog, record_decision
 
 OUTCOME = Outcome(Status.NOTHING_TO_FIX, "r1", "all tests pass")
 

@@ -11,8 +11,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from fixloop.printable import PrintableFormatter, diff_shown
-from fixloop.screen import console, print_diff
+from fixloop.kit.printable import PrintableFormatter, diff_shown
+from fixloop.kit.screen import console, print_diff
 
 EVIL = "a\x1b[1A\x1b[2Kb\x1b]52;c;cHduZWQ=\x1b\\c\x1b]0;t\x07d\x9b\u202ee\x08f\rg\u200bh"
 

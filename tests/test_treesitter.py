@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from fixloop.treesitter import parser
+from fixloop.kit.treesitter import parser
 
 
 def test_each_thread_keeps_its_own_parser() -> None:

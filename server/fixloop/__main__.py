@@ -1,3 +1,3 @@
-from .cli import main
+from fixloop.cli import main
 
 main()

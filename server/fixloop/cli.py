@@ -16,13 +16,13 @@ from typing import Any, Optional
 
 import typer
 
-from . import __version__
-from .config import Settings, load, project_settings
-from .core.model import Scope, Status
-from .printable import log_to, printable, shown
-from .screen import console, print_diff
-from .run_display import RunDisplay, show_end
-from .sandbox.backends import choices as backend_choices
+from fixloop import __version__
+from fixloop.application.config import Settings, load, project_settings
+from fixloop.core.model import Scope, Status
+from fixloop.kit.printable import log_to, printable, shown
+from fixloop.kit.screen import console, print_diff
+from fixloop.run_display import RunDisplay, show_end
+from fixloop.adapters.sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -118,11 +118,11 @@ def fix(
                                **({"enabled": False} if no_memory else {})}
     settings, problems = _run_settings(workspace, overrides)
     if goal is not None:  # goal mode: words -> a verified failing test -> the same fix run
-        from .goal.terminal import goal_session, show_goal
+        from fixloop.application.goal.terminal import goal_session, show_goal
 
         session: Any = goal_session(workspace, settings, goal, yes, as_json, problems, seed, err)
     else:
-        from .session import FixSession
+        from fixloop.application.session import FixSession
 
         session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
     outcome = _run(session, quiet)
@@ -157,8 +157,8 @@ def fix(
 def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
     """What this fix saved against the generic search's medians for its error class in this project's history
     (history/sources.py); None when the search fixed it, or never fixed a bug of that class here."""
-    from .history.sources import baselines, saving
-    from .history.store import load
+    from fixloop.adapters.history.sources import baselines, saving
+    from fixloop.adapters.history.store import load
 
     records = load([workspace]).records  # cached: only this run's folder is read afresh
     rec = next((r for r in records if r["run_id"] == run_id), None)
@@ -176,7 +176,7 @@ def _tell_source(workspace: Path, run_id: str, summary: dict[str, Any], as_json:
 
 def _fixed_by(summary: dict[str, Any]) -> str:
     """One line: where the fix came from and, where the history can tell, what that saved."""
-    from .core.sources import WORDS
+    from fixloop.core.sources import WORDS
 
     text = f"source: {WORDS.get(summary.get('source') or '', 'another proposer')}"
     saved = summary.get("saved")
@@ -203,7 +203,7 @@ def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bo
 
 def _run_settings(workspace: Path, overrides: dict[str, Any]) -> tuple[Settings, list[str]]:
     """The run's settings, after refusing a workspace fixloop must not copy; warns when nothing isolates."""
-    from .workspace_guard import refusal
+    from fixloop.application.workspace_guard import refusal
 
     settings, problems = _settings_for(workspace, overrides)
     refused = refusal(workspace, settings.workspace)
@@ -228,7 +228,7 @@ def _run(session: Any, quiet: bool) -> Any:
 def _install(session: Any, allow: bool, yes: bool, as_json: bool) -> dict[str, Any] | None:
     """When all that fails is a missing package: install it if the user allows it (--allow-install, or a yes
     at the prompt; --yes alone never does). None when nothing was offered or asked."""
-    from .runlog import record_decision
+    from fixloop.application.runlog import record_decision
 
     offer = session.summary.get("install")
     if not offer:
@@ -253,7 +253,7 @@ def _install(session: Any, allow: bool, yes: bool, as_json: bool) -> dict[str, A
 def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any], yes: bool, dry_run: bool,
            as_json: bool) -> None:
     """Show the fix, ask (or not, as the flags say), record the decision and apply it; `summary` says how it went."""
-    from .runlog import record_decision
+    from fixloop.application.runlog import record_decision
 
     if not as_json:
         err.print(f"[green]{shown(outcome.message)}[/]")
@@ -301,7 +301,7 @@ def serve(
     tcp: Optional[str] = typer.Option(None, "--tcp", help="HOST:PORT, for debugging."),
 ) -> None:
     """Start the language server."""
-    from .lsp.server import main as server_main
+    from fixloop.lsp.server import main as server_main
 
     server_main(["--tcp", tcp] if tcp else ["--stdio"])
 
@@ -313,7 +313,7 @@ def doctor(
     memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
 ) -> None:
     """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
-    from .sandbox.doctor import render
+    from fixloop.adapters.sandbox.doctor import render
 
     overrides: dict[str, Any] = {"sandbox": {"backend": sandbox}} if sandbox else {}
     if memory:
@@ -321,8 +321,8 @@ def doctor(
     settings, _ = _settings_for(path.expanduser(), overrides)
     text, ok = render(settings.sandbox)
     sys.stdout.write(printable(text, multiline=True))
-    from .memory.doctor import check as check_memory
-    from .wiring import hook_lines
+    from fixloop.adapters.memory.doctor import check as check_memory
+    from fixloop.application.wiring import hook_lines
 
     memory_lines, _ = check_memory(settings.memory)  # memory is an aid: it never fails the doctor
     sys.stdout.write("\n" + printable("\n".join(memory_lines + hook_lines(settings)), multiline=True) + "\n")
@@ -336,8 +336,8 @@ def version() -> None:
 
 
 def _memory_app() -> typer.Typer:
-    from .memory.cli import memory_app
-    from .mined.cli import templates_app  # `fixloop memory templates`: the front end composes the two
+    from fixloop.adapters.memory.cli import memory_app
+    from fixloop.engines.mined.cli import templates_app  # `fixloop memory templates`: the front end composes the two
 
     memory_app.add_typer(templates_app, name="templates")
     return memory_app
@@ -347,7 +347,7 @@ app.add_typer(_memory_app(), name="memory")
 
 
 def _history_commands() -> None:
-    from .history.cli import register  # history, show, stats, report
+    from fixloop.adapters.history.cli import register  # history, show, stats, report
 
     register(app)
 
@@ -356,7 +356,7 @@ _history_commands()
 
 
 def _tests_command() -> None:
-    from .testgen.cli import register  # tests PATH::function
+    from fixloop.engines.testgen.cli import register  # tests PATH::function
 
     register(app)
 

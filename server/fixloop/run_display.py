@@ -20,9 +20,9 @@ from typing import Any, Callable, Mapping
 from rich.console import Console
 from rich.text import Text
 
-from .core.model import Event
-from .printable import shown
-from .progress import RunProgress
+from fixloop.core.model import Event
+from fixloop.kit.printable import shown
+from fixloop.application.progress import RunProgress
 
 EVERY_CANDIDATES = 10
 EVERY_SECONDS = 15.0

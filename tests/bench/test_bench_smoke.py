@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fixloop.sandbox.select import probe
+from fixloop.adapters.sandbox.select import probe
 from tests.backends import unavailable
 from tests.conftest import REPO, fixloop_env
 

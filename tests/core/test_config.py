@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import (AT_MOST, FIXED_CAP, FREE, INSIDE, LIMIT, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, STRICTER, USER,
+from fixloop.application.config import (AT_MOST, FIXED_CAP, FREE, INSIDE, LIMIT, ONLY_FALSE, ONLY_TRUE, PROJECT_RULES, STRICTER, USER,
                             Settings, from_pyproject, load, project_settings, setting_keys)
 
 

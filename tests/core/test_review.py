@@ -7,7 +7,7 @@ from typing import Sequence
 
 from fixloop.core.model import Patch, Status
 from fixloop.core.ports import ProposalContext
-from fixloop.config import Settings, project_table
+from fixloop.application.config import Settings, project_table
 from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review
 from fixloop.core.review import OfflineReviewer
 from tests.core.test_loop import GOOD, _run

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.goal.offline import OfflineAuthor
-from fixloop.goal.ports import GoalContext, GoalRefused, Target
-from fixloop.goal.stated import stated
+from fixloop.application.goal.offline import OfflineAuthor
+from fixloop.application.goal.ports import GoalContext, GoalRefused, Target
+from fixloop.application.goal.stated import stated
 
 MOD = '''def cap(x: int) -> int:
     """The score shown.

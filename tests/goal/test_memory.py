@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings
+from fixloop.application.config import MemorySettings
 from fixloop.core.model import FileChange, Patch
-from fixloop.goal import memory
-from fixloop.goal.ports import Spec
+from fixloop.application.goal import memory
+from fixloop.application.goal.ports import Spec
 
 
 @pytest.mark.e2e  # LanceDB and the embedder load (about 15 s)

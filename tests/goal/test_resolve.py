@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.goal.index import Index, module_name
-from fixloop.goal.offline import OfflineAuthor
-from fixloop.goal.place import new_test_path, folder_for_tests
-from fixloop.goal.ports import GoalAuthor, GoalContext, GoalRefused
-from fixloop.goal.resolve import check_words, resolve
+from fixloop.application.goal.index import Index, module_name
+from fixloop.application.goal.offline import OfflineAuthor
+from fixloop.application.goal.place import new_test_path, folder_for_tests
+from fixloop.application.goal.ports import GoalAuthor, GoalContext, GoalRefused
+from fixloop.application.goal.resolve import check_words, resolve
 
 SOURCES = {
     "shop/__init__.py": "",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from fixloop.config import load
-from fixloop.goal.request import Goal
-from fixloop.goal.session import GoalSession
+from fixloop.application.config import load
+from fixloop.application.goal.request import Goal
+from fixloop.application.goal.session import GoalSession
 
 UNSAFE = '''def f(x):
     """Doubles.

@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixloop.graph.memory import GraphMemory
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.graph.memory import GraphMemory
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 PRICING = ("LIMIT = 10\n\n\ndef apply_discount(price, q):\n    if q > LIMIT:\n        return price * 0.9\n"
            "    return price\n\n\ndef checkout(items):\n    return sum(apply_discount(p, q) for p, q in items)\n")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fixloop.graph.entities import index_source, module_name
-from fixloop.graph.entities import test_entity_id as node_entity
-from fixloop.graph.graph import CodeGraph, graph_of
-from fixloop.graph.walk import python_files, read_file
+from fixloop.adapters.graph.entities import index_source, module_name
+from fixloop.adapters.graph.entities import test_entity_id as node_entity
+from fixloop.adapters.graph.graph import CodeGraph, graph_of
+from fixloop.adapters.graph.walk import python_files, read_file
 
 PRICING = '''import os
 from .util import helper as h

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fixloop.core.model import Attempt, FileChange, Outcome, Patch, Status, Suspect
 from fixloop.core.ports import ProposalContext
-from fixloop.graph.memory import MAX_PRIOR, prior_factor
+from fixloop.adapters.graph.memory import MAX_PRIOR, prior_factor
 
 from ..memory.conftest import failing_report
 from .conftest import PRICING, TESTS, open_memory

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
-from fixloop.graph.memory import GraphMemory
-from fixloop.memory.factory import make_memory
-from fixloop.session import FixSession
+from fixloop.adapters.graph.memory import GraphMemory
+from fixloop.adapters.memory.factory import make_memory
+from fixloop.application.session import FixSession
 
 PROJECT = {
     "shop/__init__.py": "",

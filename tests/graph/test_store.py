@@ -8,7 +8,7 @@ from pathlib import Path
 import lancedb
 import pytest
 
-from fixloop.graph.store import GRAPH_SCHEMA_VERSION, GraphRefused, GraphStore
+from fixloop.adapters.graph.store import GRAPH_SCHEMA_VERSION, GraphRefused, GraphStore
 
 from .conftest import PRICING, open_memory
 

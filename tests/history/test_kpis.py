@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.history import kpis
-from fixloop.history.store import load
+from fixloop.adapters.history import kpis
+from fixloop.adapters.history.store import load
 
 from .synth import Cand, Spec, write
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Scope, Status
 from fixloop.core.telemetry import EVENTS_SCHEMA
-from fixloop.runlog import record_decision
-from fixloop.session import FixSession
+from fixloop.application.runlog import record_decision
+from fixloop.application.session import FixSession
 
 from tests.conftest import PYTHON
 
@@ -99,7 +99,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def independent_kpis(roots: list[Path]) -> dict[str, Any]:
-    """The KPIs counted straight from the files, sharing no code with fixloop.history."""
+    """The KPIs counted straight from the files, sharing no code with fixloop.adapters.history."""
     runs = []
     for root in roots:
         for d in sorted((root / ".fixloop" / "runs").iterdir()):

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
-from fixloop.sandbox.backends import AUTO_ORDER
+from fixloop.adapters.sandbox.backends import AUTO_ORDER
 from tests.backends import unavailable
 from tests import dockerd
 from tests.conftest import PYTHON
@@ -242,7 +242,7 @@ def host(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
-    from fixloop.sandbox.select import probe
+    from fixloop.adapters.sandbox.select import probe
 
     if request.param == "docker":
         request.getfixturevalue("docker_engine")

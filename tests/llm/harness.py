@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from fixloop.config import LLMSettings
+from fixloop.application.config import LLMSettings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Outcome, Task
 from fixloop.core.ports import Ports, Proposer, TestRunner
-from fixloop.llm.cost import DailyBudget
-from fixloop.llm.proposer import LLMProposer
-from fixloop.repair.localize import TracebackLocalizer
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.safety.check import PatchSafety
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.adapters.llm.cost import DailyBudget
+from fixloop.adapters.llm.proposer import LLMProposer
+from fixloop.engines.repair.localize import TracebackLocalizer
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.safety.check import PatchSafety
+from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 
 

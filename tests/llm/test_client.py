@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from fixloop.config import LLMSettings
-from fixloop.llm.client import LLMCancelled, LLMError, ModelClient, Request
+from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.client import LLMCancelled, LLMError, ModelClient, Request
 
 from .fake_anthropic import Error, FakeAnthropic, Malformed, Slow, StreamError, message, overloaded, rate_limited, text, tool_use
 

@@ -6,7 +6,7 @@ from fixloop.core.model import Attempt, FileChange, Lesson, Patch, Reflection, S
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import ProposalContext
-from fixloop.llm.context import CHARS_PER_TOKEN, case_text, data, estimate_tokens, history_text
+from fixloop.adapters.llm.context import CHARS_PER_TOKEN, case_text, data, estimate_tokens, history_text
 
 CALC = "def average(values):\n    return sum(values) / len(values)\n"
 TEST = "from calc import average\n\n\ndef test_empty():\n    assert average([]) == 0.0\n"
@@ -84,7 +84,7 @@ def test_history_drops_details_to_fit_but_keeps_one_line_each() -> None:
 
 
 def test_old_tool_results_are_elided_when_the_conversation_grows() -> None:
-    from fixloop.llm.context import ELIDED, trim_conversation
+    from fixloop.adapters.llm.context import ELIDED, trim_conversation
 
     def result(i: int) -> dict:
         return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 4000}]}

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from fixloop.config import LLMSettings
+from fixloop.application.config import LLMSettings
 from fixloop.core.model import Limits, Usage
-from fixloop.llm.cost import BudgetExceeded, DailyBudget, Meter, Prices, usage_from_api
+from fixloop.adapters.llm.cost import BudgetExceeded, DailyBudget, Meter, Prices, usage_from_api
 
 from .fake_anthropic import FakeAnthropic
 from .harness import llm_proposer

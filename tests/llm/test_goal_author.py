@@ -7,10 +7,10 @@ from typing import Any, Sequence
 
 import pytest
 
-from fixloop.config import LLMSettings
+from fixloop.application.config import LLMSettings
 from fixloop.core.model import Limits, Usage
-from fixloop.goal.ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
-from fixloop.llm.goal_author import ClaudeGoalAuthor
+from fixloop.application.goal.ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
+from fixloop.adapters.llm.goal_author import ClaudeGoalAuthor
 
 from .fake_anthropic import Error, FakeAnthropic, message, text, tool_use
 from .goal_model import ScriptedGoalModel, step_of
@@ -216,9 +216,9 @@ def test_a_run_with_a_key_and_not_offline_gets_the_model_author_else_the_offline
         monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from fixloop.config import Settings
-    from fixloop.goal.offline import OfflineAuthor
-    from fixloop.wiring import after_spending, make_goal_author
+    from fixloop.application.config import Settings
+    from fixloop.application.goal.offline import OfflineAuthor
+    from fixloop.application.wiring import after_spending, make_goal_author
 
     keyed = Settings(llm=LLMSettings(api_key="k"))
     made = make_goal_author(keyed)

@@ -13,8 +13,8 @@ import pytest
 from fixloop.core.model import Limits, Status
 from fixloop.core.model import TestReport as Report
 from fixloop.core.ports import ProposalContext
-from fixloop.llm import prompts
-from fixloop.runlog import summary_of
+from fixloop.adapters.llm import prompts
+from fixloop.application.runlog import summary_of
 
 from .fake_anthropic import FakeAnthropic, Slow, message, overloaded, rate_limited, text, tool_use
 from .harness import llm_proposer, run_loop

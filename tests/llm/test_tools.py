@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.integrity import is_test_file
-from fixloop.llm.client import ToolCall
-from fixloop.llm.fallback import SnippetEdit, parse_edits
-from fixloop.llm.tools import Workbench, outline
+from fixloop.adapters.llm.client import ToolCall
+from fixloop.adapters.llm.fallback import SnippetEdit, parse_edits
+from fixloop.adapters.llm.tools import Workbench, outline
 
 SRC = {
     "pkg/calc.py": "class Calc:\n    def add(self, a, b):\n        return a - b\n\n\ndef twice(x):\n    return Calc().add(x, x)\n",

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from fixloop.core.review import ReviewSettings
-from fixloop.config import LLMSettings, Settings, load
+from fixloop.application.config import LLMSettings, Settings, load
 from fixloop.core.model import Status
-from fixloop.llm.proposer import LLMProposer
-from fixloop.memory.replay import MemoryReplayProposer
-from fixloop.repair.mutate import MutationProposer
-from fixloop.session import FixSession
-from fixloop.mined.proposer import MinedTemplateProposer
-from fixloop.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
+from fixloop.adapters.llm.proposer import LLMProposer
+from fixloop.adapters.memory.replay import MemoryReplayProposer
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.application.session import FixSession
+from fixloop.engines.mined.proposer import MinedTemplateProposer
+from fixloop.application.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
 from tests.conftest import PYTHON
 
 from .fake_anthropic import FakeAnthropic
@@ -72,7 +72,7 @@ def test_the_key_comes_from_settings_then_the_named_environment_variable(monkeyp
 
 
 def test_importing_the_server_side_does_not_import_anthropic() -> None:
-    code = "import sys, fixloop.wiring, fixloop.session, fixloop.llm.proposer; print('anthropic' in sys.modules)"
+    code = "import sys, fixloop.application.wiring, fixloop.application.session, fixloop.adapters.llm.proposer; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(SERVER)})
     assert out.stdout.strip() == "False", out.stderr
@@ -137,7 +137,7 @@ def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_p
 
 
 def test_a_key_in_pyproject_is_ignored_with_a_message(tmp_path: Path) -> None:
-    from fixloop.config import from_pyproject
+    from fixloop.application.config import from_pyproject
 
     (tmp_path / "pyproject.toml").write_text('[tool.fixloop.llm]\napi_key = "sk-committed"\nmax_tool_rounds = 3\n')
     settings, problems = from_pyproject(tmp_path)

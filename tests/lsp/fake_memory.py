@@ -2,7 +2,7 @@
 
 It holds fixes as the file before and after, learns their statement edits the way a run does
 (`changed_statements`, `fix_summary`) and turns them into warnings with the real store's own code
-(`fixloop.memory.pastfix.hits_in`): a warning here is one the real store would give for the same fix,
+(`fixloop.adapters.memory.pastfix.hits_in`): a warning here is one the real store would give for the same fix,
 and `tests/lsp/test_past_fix.py` checks that it is.
 
 A fix: `{"memory_id": str, "path": str, "before": str, "after": str, "count": int (default 2),
@@ -15,9 +15,9 @@ from typing import Any, Mapping, Sequence
 
 from fixloop.core.model import FileChange, Patch, PatternHit
 from fixloop.core.patch import unified_diff
-from fixloop.memory.learning import MIN_PATTERN_TOKENS, fix_summary
-from fixloop.memory.pastfix import FixDetail, KnownFix, hits_in
-from fixloop.memory.shapes import changed_statements, edits_to_json
+from fixloop.adapters.memory.learning import MIN_PATTERN_TOKENS, fix_summary
+from fixloop.adapters.memory.pastfix import FixDetail, KnownFix, hits_in
+from fixloop.adapters.memory.shapes import changed_statements, edits_to_json
 
 
 class FakeMemory:

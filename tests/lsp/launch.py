@@ -62,7 +62,7 @@ def main() -> None:
     memory = _load("FIXLOOP_TEST_MEMORY")
     factory = None
     if patches:
-        from fixloop.session import FixSession
+        from fixloop.application.session import FixSession
 
         class ScriptedSession(FixSession):
             def ports(self, runner: Any, on_choice: Any = lambda choice: None) -> Any:

@@ -13,9 +13,9 @@ from tests.lsp.lsp_harness import lsp
 
 from fixloop.core.model import Attempt, FileChange, Outcome, Patch, Status, Suspect
 from fixloop.core.ports import ProposalContext
-from fixloop.graph.memory import GraphMemory
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.graph.memory import GraphMemory
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 from tests.memory.conftest import failing_report
 
 PRICING = ("LIMIT = 10\n\n\ndef apply_discount(price, q):\n    if q > LIMIT:\n        return price * 0.9\n"

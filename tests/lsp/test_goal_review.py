@@ -10,7 +10,7 @@ from lsprotocol import types as t
 from pygls.workspace import Workspace
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.goal.newfile import with_new_file
+from fixloop.application.goal.newfile import with_new_file
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.review_edits import Reviewer
 from fixloop.lsp.settings import ServerConfig

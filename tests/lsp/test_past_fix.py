@@ -144,8 +144,8 @@ async def test_a_learned_fix_is_shown_checked_and_applied_on_another_file(
 
 @pytest.mark.e2e  # the server loads LanceDB to find the store unreadable
 async def test_a_store_that_cannot_be_read_is_said_once_and_warns_nothing(tmp_path: Path) -> None:
-    from fixloop.memory.embed import HashingEmbedder
-    from fixloop.memory.store import MemoryStore
+    from fixloop.adapters.memory.embed import HashingEmbedder
+    from fixloop.adapters.memory.store import MemoryStore
 
     ws = project(tmp_path)
     store = tmp_path / "newer-store"
@@ -169,9 +169,9 @@ def test_the_in_memory_memory_gives_the_real_stores_warnings(tmp_path: Path) -> 
     must give the same warnings, past fixes included (ids aside), and no more."""
     from fixloop.core.model import FileChange, Outcome, Patch, Status
     from fixloop.core.ports import ProposalContext
-    from fixloop.memory.embed import HashingEmbedder
-    from fixloop.memory.learning import LearningMemory
-    from fixloop.memory.store import MemoryStore
+    from fixloop.adapters.memory.embed import HashingEmbedder
+    from fixloop.adapters.memory.learning import LearningMemory
+    from fixloop.adapters.memory.store import MemoryStore
     from tests.memory.conftest import failing_report
 
     pricing = (Path(__file__).resolve().parents[2] / "examples" / "inventory" / "inventory" / "pricing.py").read_text()

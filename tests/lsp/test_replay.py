@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from fixloop.session import seed_of
+from fixloop.application.session import seed_of
 from tests.lsp.lsp_harness import PRICING, lsp, project
 
 

@@ -10,8 +10,8 @@ from pygls.exceptions import JsonRpcException
 from tests.lsp.lsp_harness import lsp
 from tests.mined.helpers import teach_strict_limit
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 pytestmark = pytest.mark.e2e
 

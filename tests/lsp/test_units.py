@@ -113,7 +113,7 @@ def test_lone_surrogates_encode_without_error() -> None:
 
 
 def test_memory_pattern_hits_become_diagnostics() -> None:
-    """fixloop.memory's PatternHit, as the ReviewMemory port returns it, shown as an FL-M001 diagnostic
+    """fixloop.adapters.memory's PatternHit, as the ReviewMemory port returns it, shown as an FL-M001 diagnostic
     over the statement."""
     from fixloop.core.model import PatternHit
     from fixloop.lsp.diagnostics import memory_diagnostic

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from fixloop.core.model import Frame, TestReport, TestResult
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.store import MemoryStore
 
 SERVER = str(Path(__file__).resolve().parents[2] / "server")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.shared import SharedStore
-from fixloop.memory.store import new_id
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.shared import SharedStore
+from fixloop.adapters.memory.store import new_id
 
 
 def machine(uri: str, folder: Path, share: str | None = None, **kw) -> SharedStore:

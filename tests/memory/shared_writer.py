@@ -6,8 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import SharedStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.shared import SharedStore
 
 uri, folder, tag, batches, size = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 store = SharedStore(uri, HashingEmbedder(64), "fixes-only", folder=folder, retry_seconds=0.0).open()

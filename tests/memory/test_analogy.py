@@ -12,22 +12,22 @@ from typing import Mapping, Sequence
 import numpy as np
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import (Attempt, FileChange, Frame, Lesson, Limits, Outcome, Patch, Status, Suspect, Task,
                                 TestReport, TestResult)
 from fixloop.core.ports import Ports, ProposalContext
-from fixloop.llm.context import lessons_text
-from fixloop.memory.analogy import analogies
-from fixloop.memory.analogy_proposer import AnalogyProposer
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.faultkeys import features
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.replay import MemoryReplayProposer
-from fixloop.memory.store import MemoryStore
-from fixloop.repair.mutate import MutationProposer
-from fixloop.safety.check import PatchSafety
-from fixloop.session import FixSession
+from fixloop.adapters.llm.context import lessons_text
+from fixloop.adapters.memory.analogy import analogies
+from fixloop.adapters.memory.analogy_proposer import AnalogyProposer
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.faultkeys import features
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.replay import MemoryReplayProposer
+from fixloop.adapters.memory.store import MemoryStore
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.adapters.safety.check import PatchSafety
+from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
 from tests.fakes import Call, ScriptedRunner
 

@@ -6,9 +6,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.store import MemoryStore
 
 from .test_learning import _learn_fix
 

@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 from .conftest import SERVER
 

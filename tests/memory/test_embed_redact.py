@@ -4,8 +4,8 @@ import sys
 import numpy as np
 import pytest
 
-from fixloop.memory.embed import HashingEmbedder, load_embedder
-from fixloop.memory.redact import redact
+from fixloop.adapters.memory.embed import HashingEmbedder, load_embedder
+from fixloop.adapters.memory.redact import redact
 
 from .conftest import SERVER
 
@@ -13,7 +13,7 @@ from .conftest import SERVER
 def test_hashing_embedder_is_deterministic_across_processes() -> None:
     text = "AssertionError: assert <num> == <num> @ if ID > ID : if quantity > BULK:"
     here = HashingEmbedder().embed([text])[0]
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from fixloop.memory.embed import HashingEmbedder; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from fixloop.adapters.memory.embed import HashingEmbedder; "
             "print(','.join(repr(float(x)) for x in HashingEmbedder().embed([sys.argv[2]])[0]))")
     out = subprocess.run([sys.executable, "-c", code, SERVER, text], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123", "PATH": ""}).stdout

@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from fixloop.config import MemorySettings, load
-from fixloop.memory.factory import make_memory
-from fixloop.memory.store import default_uri
+from fixloop.application.config import MemorySettings, load
+from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.memory.store import default_uri
 
 
 def test_the_default_store_is_in_the_per_user_data_dir(tmp_path: Path, monkeypatch) -> None:
@@ -29,7 +29,7 @@ def test_a_bad_embedder_setting_falls_back_to_hashing(tmp_path: Path) -> None:
 
 
 def test_a_project_file_cannot_redirect_the_memory_or_load_an_embedder(tmp_path: Path) -> None:
-    from fixloop.config import from_pyproject
+    from fixloop.application.config import from_pyproject
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.fixloop.memory]\nuri = "s3://someone-else/bucket"\nembedder = "evil:Factory"\nmin_pattern_count = 3\n')

@@ -2,8 +2,8 @@
 
 from fixloop.core.model import Attempt, FileChange, Outcome, Patch, Status
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.replay import MemoryReplayProposer
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.replay import MemoryReplayProposer
 from fixloop.core.model import Suspect
 
 from .conftest import failing_report
@@ -115,8 +115,8 @@ def test_nothing_secret_is_stored(memory: LearningMemory, monkeypatch) -> None:
 
 
 def test_a_broken_store_never_raises(tmp_path) -> None:
-    from fixloop.memory.embed import HashingEmbedder
-    from fixloop.memory.store import MemoryStore
+    from fixloop.adapters.memory.embed import HashingEmbedder
+    from fixloop.adapters.memory.store import MemoryStore
 
     (tmp_path / "newer").mkdir()
     store = MemoryStore(str(tmp_path / "newer"), HashingEmbedder())
@@ -142,7 +142,7 @@ def test_a_lesson_is_found_by_its_faulty_shape_when_the_message_differs(memory: 
 
 
 def test_runs_compact_the_store_every_so_often(memory: LearningMemory, monkeypatch) -> None:
-    import fixloop.memory.learning as learning
+    import fixloop.adapters.memory.learning as learning
 
     monkeypatch.setattr(learning, "AUTO_COMPACT_EVERY", 3)
     for i in range(4):
@@ -163,9 +163,9 @@ def test_a_hunk_decision_keys_on_that_hunks_statement(memory: LearningMemory) ->
 
 
 def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) -> None:
-    from fixloop.repair.catalog import DEFAULT_PRIORS
-    from fixloop.repair.reorder import REORDER_PRIORS
-    from fixloop.repair.search import prior
+    from fixloop.engines.repair.catalog import DEFAULT_PRIORS
+    from fixloop.engines.repair.reorder import REORDER_PRIORS
+    from fixloop.engines.repair.search import prior
 
     for i in range(5):
         _learn_fix(memory, run_id=f"run-{i}", operator="augmented_order",
@@ -178,7 +178,7 @@ def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) 
 
 
 def test_a_template_that_missed_where_the_run_was_not_fixed_is_not_blamed(memory: LearningMemory) -> None:
-    from fixloop.mined.registry import records
+    from fixloop.engines.mined.registry import records
 
     path = "shop/price.py"
 

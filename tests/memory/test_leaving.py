@@ -13,11 +13,11 @@ import pyarrow as pa
 import pytest
 
 from fixloop.core.sharing import SHARES
-from fixloop.memory import packed, schema
-from fixloop.memory.codefree import run_digest
-from fixloop.memory.leaving import AS_IS, DIGEST, FOLDER, LEAVES, MASKED, NONE, REPACKED, SCRUBBED, listing, markdown
-from fixloop.memory.privacy import SHARED_TABLES, for_sharing, scrub
-from fixloop.memory.redact import redact
+from fixloop.adapters.memory import packed, schema
+from fixloop.adapters.memory.codefree import run_digest
+from fixloop.adapters.memory.leaving import AS_IS, DIGEST, FOLDER, LEAVES, MASKED, NONE, REPACKED, SCRUBBED, listing, markdown
+from fixloop.adapters.memory.privacy import SHARED_TABLES, for_sharing, scrub
+from fixloop.adapters.memory.redact import redact
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sharing.md"
 HOME = str(Path.home()).rstrip("/")
@@ -114,9 +114,9 @@ def test_the_default_lets_no_code_path_name_or_secret_out_of_the_statistics() ->
 
 def test_the_docs_and_the_command_show_the_list() -> None:
     text = DOC.read_text(encoding="utf-8")
-    begin, end = "<!-- leaving:begin (fixloop.memory.leaving.markdown) -->\n", "<!-- leaving:end -->"
+    begin, end = "<!-- leaving:begin (fixloop.adapters.memory.leaving.markdown) -->\n", "<!-- leaving:end -->"
     assert text[text.index(begin) + len(begin):text.index(end)] == markdown(), \
-        "docs/sharing.md is out of date: paste fixloop.memory.leaving.markdown() between its markers"
+        "docs/sharing.md is out of date: paste fixloop.adapters.memory.leaving.markdown() between its markers"
     for share in SHARES:
         listed = listing(share)
         assert set(listed["tables"]) == set(SHARED_TABLES) | {"forgotten"}
@@ -151,9 +151,9 @@ def test_fixloop_memory_sharing_prints_the_list_for_your_mode(tmp_path: Path, mo
 def test_every_operator_name_fixloop_writes_is_one_the_default_shares() -> None:
     """A statistic of one of fixloop's own operators, strategies or templates is never withheld by mistake."""
     from fixloop.core.strategies import STRATEGIES
-    from fixloop.memory.codefree import STRATEGY_CLASS, code_free
-    from fixloop.repair.catalog import DEFAULT_PRIORS
-    from fixloop.strategies import outcomes
+    from fixloop.adapters.memory.codefree import STRATEGY_CLASS, code_free
+    from fixloop.engines.repair.catalog import DEFAULT_PRIORS
+    from fixloop.engines.strategies import outcomes
 
     assert STRATEGY_CLASS == outcomes.STRATEGY_CLASS and outcomes.SOURCE == "strategy"
     names = [*DEFAULT_PRIORS, "replay", "edit", "text_edit", "add_import", "none_guard", "mined:0123456789ab"]

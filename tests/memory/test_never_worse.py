@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.factory import make_memory
-from fixloop.memory.replay import MemoryReplayProposer
-from fixloop.repair.mutate import MutationProposer
+from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.memory.replay import MemoryReplayProposer
+from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.core.model import Suspect
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 
 from tests.conftest import PYTHON
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from fixloop.memory import packed, schema
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.privacy import for_sharing
-from fixloop.memory.store import MemoryStore, new_id
+from fixloop.adapters.memory import packed, schema
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.privacy import for_sharing
+from fixloop.adapters.memory.store import MemoryStore, new_id
 
 from .test_learning import CINEMA, _cinema_report, _learn_fix
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from fixloop.core.model import FileChange, Outcome, Patch, Status, TestReport, TestResult
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.shapes import StatementEdit, edits_to_json, statement_tokens
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.shapes import StatementEdit, edits_to_json, statement_tokens
+from fixloop.adapters.memory.store import MemoryStore
 
 from .conftest import failing_report
 

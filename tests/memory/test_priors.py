@@ -6,7 +6,7 @@ import numpy as np
 
 from fixloop.core.model import Attempt, FileChange, Patch, Suspect
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.priors import (
+from fixloop.adapters.memory.priors import (
     EXPLORE_SHARE,
     MAX_FACTOR,
     MIN_FACTOR,
@@ -14,8 +14,8 @@ from fixloop.memory.priors import (
     factors,
     learned_priors,
 )
-from fixloop.repair.mutate import MutationProposer, run_priors
-from fixloop.repair.search import EXPLORE_MAX, EXPLORE_PREFIX, explore_first, ranked, single_candidates
+from fixloop.engines.repair.mutate import MutationProposer, run_priors
+from fixloop.engines.repair.search import EXPLORE_MAX, EXPLORE_PREFIX, explore_first, ranked, single_candidates
 
 from .conftest import failing_report
 
@@ -91,8 +91,8 @@ def test_a_teammates_hostile_statistics_move_the_priors_no_further_than_the_boun
     an operator posing as an exploration key. The priors stay finite and bounded; the strategy record too."""
     import math
 
-    from fixloop.memory.priors import EXPLORE_RANGE
-    from fixloop.strategies.outcomes import record_of
+    from fixloop.adapters.memory.priors import EXPLORE_RANGE
+    from fixloop.engines.strategies.outcomes import record_of
 
     def row(n: int, operator: str, success: bool, weight: float, error_class: str = "AssertionError",
             source: str = "test") -> dict:

@@ -1,5 +1,5 @@
 from fixloop.core.patch import TextEdit, apply_edits
-from fixloop.memory.shapes import (
+from fixloop.adapters.memory.shapes import (
     changed_statements, code_of, shape_similarity, statement_shape, statement_tokens, statements, transfer,
 )
 

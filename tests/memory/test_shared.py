@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import RemoteStore, SharedStore
-from fixloop.mined.mine import mine
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.shared import RemoteStore, SharedStore
+from fixloop.engines.mined.mine import mine
 
 from .s3server import SECRET
 from .shared_helpers import failure, learner, machine
@@ -69,7 +69,7 @@ def test_the_endpoint_going_away_mid_run_loses_nothing(shared_uri: str, tmp_path
     a = machine(shared_uri, tmp_path / "a").open()
     s3_server.relay.stop()
     memory = learner(a)
-    with caplog.at_level(logging.WARNING, logger="fixloop.memory"):
+    with caplog.at_level(logging.WARNING, logger="fixloop.adapters.memory"):
         _learn_fix(memory, run_id="run-1")
         _learn_fix(memory, run_id="run-2")
     assert len(a.notes) == 1 and "did not answer" in a.notes[0] and "AWS_ENDPOINT_URL" in a.notes[0]
@@ -170,7 +170,7 @@ def test_a_bad_shared_store_is_named_and_nothing_is_lost(problem: str, shared_ur
             auth.close()
         return
     elif problem == "newer_schema":
-        from fixloop.memory import schema
+        from fixloop.adapters.memory import schema
 
         remote = RemoteStore(uri, HashingEmbedder(64)).open()
         remote._set_meta({"schema_version": str(schema.SCHEMA_VERSION + 1)})
@@ -181,7 +181,7 @@ def test_a_bad_shared_store_is_named_and_nothing_is_lost(problem: str, shared_ur
 
 
 def _check_refused(uri: str, tmp_path: Path, words: str, caplog, secret: str) -> None:
-    with caplog.at_level(logging.WARNING, logger="fixloop.memory"):
+    with caplog.at_level(logging.WARNING, logger="fixloop.adapters.memory"):
         a = machine(uri, tmp_path / "a").open()
         memory = learner(a)
         _learn_fix(memory)

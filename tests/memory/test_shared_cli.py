@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import RemoteStore, SharedStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.shared import RemoteStore, SharedStore
 
 from .s3server import SECRET
 from .shared_helpers import failure

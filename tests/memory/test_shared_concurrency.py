@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import RemoteStore
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.shared import RemoteStore
+from fixloop.adapters.memory.store import MemoryStore
 
 from .conftest import SERVER
 from .shared_helpers import machine

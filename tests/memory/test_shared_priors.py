@@ -11,11 +11,11 @@ import pytest
 
 from fixloop.core.model import Attempt, FileChange, Outcome, Patch, Status, Suspect
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.shared import RemoteStore
-from fixloop.repair.mutate import MutationProposer
-from fixloop.repair.search import EXPLORE_PREFIX
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.shared import RemoteStore
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.engines.repair.search import EXPLORE_PREFIX
 
 from .conftest import failing_report
 from .shared_helpers import learner, machine

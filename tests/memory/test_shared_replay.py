@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.shared import RemoteStore
-from fixloop.session import FixSession
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.shared import RemoteStore
+from fixloop.application.session import FixSession
 
 from .test_loop_memory import FIRST, SECOND, _project
 
@@ -51,7 +51,7 @@ def test_with_the_endpoint_gone_the_run_goes_on_and_syncs_later(shared_uri: str,
     assert outcome.status is Status.FIXED
     assert len(notes) == 1 and "did not answer" in notes[0].data["message"]
     s3_server.relay.start()
-    from fixloop.memory.factory import make_store
+    from fixloop.adapters.memory.factory import make_store
 
     store = make_store(MemorySettings(uri=shared_uri))  # machine A's next process (XDG_DATA_HOME still A's)
     report = store.sync()  # what `fixloop memory sync` does

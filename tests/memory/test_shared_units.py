@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings, from_pyproject, load
-from fixloop.memory.outbox import Outbox
-from fixloop.memory.privacy import for_sharing, project_name, scrub, shareable
-from fixloop.memory.remote import RemoteConfigError, explain, is_remote, storage_options
-from fixloop.runner.interpreter import sandbox_env
+from fixloop.application.config import MemorySettings, Settings, from_pyproject, load
+from fixloop.adapters.memory.outbox import Outbox
+from fixloop.adapters.memory.privacy import for_sharing, project_name, scrub, shareable
+from fixloop.adapters.memory.remote import RemoteConfigError, explain, is_remote, storage_options
+from fixloop.adapters.runner.interpreter import sandbox_env
 
 from .conftest import SERVER
 
@@ -152,8 +152,8 @@ def test_the_sandbox_gets_no_cloud_credentials(monkeypatch) -> None:
 
 def test_opening_a_shared_memory_needs_no_network_until_used(tmp_path: Path) -> None:
     """Building the memory for a run (factory) connects nothing and imports no lancedb."""
-    code = ("import sys; from pathlib import Path; from fixloop.config import MemorySettings; "
-            "from fixloop.memory.factory import make_memory; "
+    code = ("import sys; from pathlib import Path; from fixloop.application.config import MemorySettings; "
+            "from fixloop.adapters.memory.factory import make_memory; "
             "m = make_memory(MemorySettings(uri='s3://team/m'), Path('/home/someone/shop')); "
             "print(m.project, type(m.store).__name__, 'lancedb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,

@@ -1,7 +1,7 @@
 from fixloop.core.model import Frame
 from fixloop.core.model import TestResult as Result
 from fixloop.core.signature import abstract_message, failure_signature
-from fixloop.memory.describe import describe
+from fixloop.adapters.memory.describe import describe
 
 
 def test_abstract_message_hides_names_and_literals() -> None:

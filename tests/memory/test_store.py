@@ -6,9 +6,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from fixloop.memory import schema
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore, StoreUnavailable, new_id
+from fixloop.adapters.memory import schema
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore, StoreUnavailable, new_id
 
 
 def failure(text: str, **extra) -> dict:

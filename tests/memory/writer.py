@@ -4,8 +4,8 @@
 import sys
 import time
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 uri, tag, batches, size, compact_every = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 store = MemoryStore(uri, HashingEmbedder(64)).open()

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import numpy as np
 
 from fixloop.core.model import Attempt, FileChange, Frame, Outcome, Patch, Status, TestReport, TestResult
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.store import MemoryStore
 
 NODE = "tests/test_it.py::test_it"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 
 from .helpers import teach_strict_limit
 

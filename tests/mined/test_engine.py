@@ -7,17 +7,17 @@ import time
 
 import numpy as np
 
-from fixloop.config import Settings
+from fixloop.application.config import Settings
 from fixloop.core.model import Frame, Suspect, TestReport, TestResult
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.replay import MemoryReplayProposer
-from fixloop.memory.store import MemoryStore, new_id
-from fixloop.mined.mine import mine
-from fixloop.mined.proposer import MinedTemplateProposer
-from fixloop.mined.registry import decide
-from fixloop.repair.mutate import MutationProposer
-from fixloop.wiring import make_proposers
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.replay import MemoryReplayProposer
+from fixloop.adapters.memory.store import MemoryStore, new_id
+from fixloop.engines.mined.mine import mine
+from fixloop.engines.mined.proposer import MinedTemplateProposer
+from fixloop.engines.mined.registry import decide
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.application.wiring import make_proposers
 
 from .helpers import LIBRARY, teach_strict_limit
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
-from fixloop.mined.mine import mine
-from fixloop.mined.registry import approved, decide
-from fixloop.sandbox.select import probe
-from fixloop.session import FixSession
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
+from fixloop.engines.mined.mine import mine
+from fixloop.engines.mined.registry import approved, decide
+from fixloop.adapters.sandbox.select import probe
+from fixloop.application.session import FixSession
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 

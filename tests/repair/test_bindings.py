@@ -7,9 +7,9 @@ import textwrap
 from fixloop.core.model import Frame, Suspect
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
-from fixloop.repair.bindings import with_bindings
-from fixloop.repair.localize import SpectrumLocalizer, TracebackLocalizer
-from fixloop.repair.syntax import code_lines
+from fixloop.engines.repair.bindings import with_bindings
+from fixloop.engines.repair.localize import SpectrumLocalizer, TracebackLocalizer
+from fixloop.engines.repair.syntax import code_lines
 
 
 def src(text: str) -> str:

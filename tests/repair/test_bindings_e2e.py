@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Event, Outcome, Status
 from fixloop.core.model import Limits
-from fixloop.repair.localize import SpectrumLocalizer
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.plain import PlainSandbox
-from fixloop.session import FixSession
+from fixloop.engines.repair.localize import SpectrumLocalizer
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
 
 PYPROJECT = '[project]\nname = "p"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'

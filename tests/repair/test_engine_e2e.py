@@ -9,12 +9,12 @@ from typing import Iterator, Mapping, Sequence
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Limits, Patch, Status, Task, Verdict
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import Ports, ProposalContext
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 from tests.fakes import Call, RunVerdict, ScriptedProposer, ScriptedRunner
 from tests.conftest import PYTHON
 

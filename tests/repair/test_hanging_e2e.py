@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Status
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 
 BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
 BOUND = 120.0  # the engine's goal for any bug on the 2-core machine

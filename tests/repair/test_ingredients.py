@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Status
 from fixloop.core.patch import apply_edits
-from fixloop.repair import catalog, conditions, ingredients, reshape
-from fixloop.repair.operators import Operator
-from fixloop.repair.search import single_candidates
-from fixloop.repair.syntax import Offsets, parse, parses, walk
-from fixloop.session import FixSession
+from fixloop.engines.repair import catalog, conditions, ingredients, reshape
+from fixloop.engines.repair.operators import Operator
+from fixloop.engines.repair.search import single_candidates
+from fixloop.engines.repair.syntax import Offsets, parse, parses, walk
+from fixloop.application.session import FixSession
 
 BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from fixloop.repair.members import MEMBER_CAP, add_member
-from fixloop.repair.syntax import Offsets, parse, walk
+from fixloop.engines.repair.members import MEMBER_CAP, add_member
+from fixloop.engines.repair.syntax import Offsets, parse, walk
 from tests.repair.test_operators import contains, results
 
 

@@ -9,10 +9,10 @@ from fixloop.core.patch import TextEdit
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.core.ports import ProposalContext
-from fixloop.repair.localize import dependency_note, ochiai
-from fixloop.repair.candidate import Candidate
-from fixloop.repair.mutate import MutationProposer
-from fixloop.repair.search import editable, pair_candidates, ranked, single_candidates, varied
+from fixloop.engines.repair.localize import dependency_note, ochiai
+from fixloop.engines.repair.candidate import Candidate
+from fixloop.engines.repair.mutate import MutationProposer
+from fixloop.engines.repair.search import editable, pair_candidates, ranked, single_candidates, varied
 
 SRC = "def f(a, b):\n    x = a + 1\n    return x < b\n"
 
@@ -123,7 +123,7 @@ class FakeCoverage:
 
 
 def test_spectrum_localizer_blends_and_ignores_unrelated_failures() -> None:
-    from fixloop.repair.localize import SpectrumLocalizer
+    from fixloop.engines.repair.localize import SpectrumLocalizer
 
     src = "def f(a):\n    b = a + 1\n    return b * 2\n\n\ndef g(a):\n    return a\n"
     spectra = {
@@ -141,7 +141,7 @@ def test_spectrum_localizer_blends_and_ignores_unrelated_failures() -> None:
 
 
 def test_spectrum_localizer_falls_back_to_tracebacks_without_coverage() -> None:
-    from fixloop.repair.localize import SpectrumLocalizer
+    from fixloop.engines.repair.localize import SpectrumLocalizer
 
     target = Result("tests/test_m.py::t", "failed", frames=(Frame("m.py", 2, "f"),))
     loc = SpectrumLocalizer(FakeCoverage({}, ()), lambda p: p.startswith("tests/"))
@@ -204,7 +204,7 @@ def test_exposure_is_the_passing_tests_that_run_the_changed_line() -> None:
 
 
 def test_passing_runs_counts_only_passing_tests() -> None:
-    from fixloop.repair.localize import passing_runs
+    from fixloop.engines.repair.localize import passing_runs
 
     spectra = {"t_fail": {"m.py": frozenset({1, 2})}, "t_p1": {"m.py": frozenset({1})},
                "t_p2": {"m.py": frozenset({1}), "tests/t.py": frozenset({4})}}
@@ -212,7 +212,7 @@ def test_passing_runs_counts_only_passing_tests() -> None:
 
 
 def test_a_reversed_result_puts_the_order_operators_first() -> None:
-    from fixloop.repair.steer import steering
+    from fixloop.engines.repair.steer import steering
 
     src = "def to_bits(n):\n    bits = ''\n    while n > 0:\n        bits = bits + str(n % 2)\n        n //= 2\n    return bits\n"
     suspects = tuple(Suspect("m.py", line, 1.0) for line in range(2, 7))

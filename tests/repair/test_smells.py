@@ -7,11 +7,11 @@ from __future__ import annotations
 from fixloop.core.model import Suspect
 from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
-from fixloop.repair import operators as ops
-from fixloop.repair.context import one_apart
-from fixloop.repair.localize import SpectrumLocalizer
-from fixloop.repair.smells import smelly_lines, with_smells
-from fixloop.repair.syntax import Offsets, parse, walk
+from fixloop.engines.repair import operators as ops
+from fixloop.engines.repair.context import one_apart
+from fixloop.engines.repair.localize import SpectrumLocalizer
+from fixloop.engines.repair.smells import smelly_lines, with_smells
+from fixloop.engines.repair.syntax import Offsets, parse, walk
 
 GENERIC = (
     "def more_generic(type1, type2):\n"  # 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fixloop.core.model import Frame
 from fixloop.core.model import TestResult as Result
 from fixloop.core.patch import apply_edits
-from fixloop.repair.syntax import parses
-from fixloop.repair.templates import Site, expected_actual, template_fixes
+from fixloop.engines.repair.syntax import parses
+from fixloop.engines.repair.templates import Site, expected_actual, template_fixes
 
 
 def fixes(source: str, line: int, exc_type: str, message: str, frames: tuple[Frame, ...] = ()) -> list[tuple[str, str]]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
-from fixloop.repair import operators as ops
-from fixloop.repair.context import facts
-from fixloop.repair.kinds import kind_of, may_stand_for
-from fixloop.repair.conditions import none_check
-from fixloop.repair.literals import binding_name, binding_value, format_precision
-from fixloop.repair.offsets import argument_offset, return_offset
-from fixloop.repair.search import single_candidates
-from fixloop.repair.syntax import Offsets, parse, text_of, walk
+from fixloop.engines.repair import operators as ops
+from fixloop.engines.repair.context import facts
+from fixloop.engines.repair.kinds import kind_of, may_stand_for
+from fixloop.engines.repair.conditions import none_check
+from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
+from fixloop.engines.repair.offsets import argument_offset, return_offset
+from fixloop.engines.repair.search import single_candidates
+from fixloop.engines.repair.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.cold import candidate_files
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.adapters.runner.cold import candidate_files
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 
 MODULE = "def half(x):\n    return x * 2\n"

@@ -4,7 +4,7 @@ the tests judged again after they hit a limit in it."""
 from __future__ import annotations
 
 from fixloop.core.model import Frame, TestReport, TestResult
-from fixloop.runner.baseline import cut_problem, nice, rejudged, settle
+from fixloop.adapters.runner.baseline import cut_problem, nice, rejudged, settle
 
 
 def _hung(nodeid: str, where: str, cpu: bool = True) -> TestResult:

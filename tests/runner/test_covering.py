@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.runner.covering import changed_lines, covering, touched_functions
+from fixloop.adapters.runner.covering import changed_lines, covering, touched_functions
 
 LIB = """\
 LIMIT = 10

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import TestReport, TestResult
-from fixloop.runner.declared import declared, install_advice, install_offer, only_imports_fail, providing
+from fixloop.adapters.runner.declared import declared, install_advice, install_offer, only_imports_fail, providing
 from tests.conftest import PYTHON, fixloop_env
 
 PYPROJECT = """[project]

@@ -13,15 +13,15 @@ from typing import Any, Callable
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.core.ports import Ports
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.runner.report import parse_report
-from fixloop.sandbox.plain import PlainSandbox
-from fixloop.sandbox.select import probe
-from fixloop.session import FixSession
-from fixloop.strategies.bandit import Choice
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.runner.report import parse_report
+from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.adapters.sandbox.select import probe
+from fixloop.application.session import FixSession
+from fixloop.engines.strategies.bandit import Choice
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 from tests.fakes import Candidate, ScriptedProposer

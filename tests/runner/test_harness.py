@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import SandboxSettings
+from fixloop.application.config import SandboxSettings
 from fixloop.core.guard import rejection
 from fixloop.core.model import FileChange, Limits, Patch, TestReport, TestResult
-from fixloop.runner.canary import CANARY_PATH, EXPECTED, canary_problem, without_failure_path
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.runner.report import parse_report
-from fixloop.sandbox.select import choose
+from fixloop.adapters.runner.canary import CANARY_PATH, EXPECTED, canary_problem, without_failure_path
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.runner.report import parse_report
+from fixloop.adapters.sandbox.select import choose
 from tests.conftest import PYTHON, fixloop_env
 
 CORE = "def add(a, b):\n    return a - b\n\n\ndef keep_failures():\n    return True\n"

@@ -11,11 +11,11 @@ from typing import Iterator
 
 import pytest
 
-from fixloop.config import Settings, project_table
-from fixloop.runner.declared import Offer
-from fixloop.runner.install import InstallSettings, download_argv, install, venv_of
-from fixloop.runner.interpreter import Interpreter
-from fixloop.sandbox.select import probe
+from fixloop.application.config import Settings, project_table
+from fixloop.adapters.runner.declared import Offer
+from fixloop.adapters.runner.install import InstallSettings, download_argv, install, venv_of
+from fixloop.adapters.runner.interpreter import Interpreter
+from fixloop.adapters.sandbox.select import probe
 from tests.backends import unavailable
 from tests.conftest import fixloop_env
 from tests.package_index import needs_tinydep, serving

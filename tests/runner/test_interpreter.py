@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import SandboxSettings
-from fixloop.runner.interpreter import (InterpreterUnusable, interpreter_for, link_chain, looks_like_installation,
+from fixloop.application.config import SandboxSettings
+from fixloop.adapters.runner.interpreter import (InterpreterUnusable, interpreter_for, link_chain, looks_like_installation,
                                         resolve, too_wide, untrusted_location)
-from fixloop.sandbox.select import choose
+from fixloop.adapters.sandbox.select import choose
 
 BASE = Path(sys.base_prefix)
 SHORT = f"python{sys.version_info[0]}.{sys.version_info[1]}"

@@ -6,8 +6,8 @@ import os
 import threading
 from pathlib import Path
 
-from fixloop.runner.listing import CopyRule, listing, list_files
-from fixloop.runner.project_files import copy_tree
+from fixloop.adapters.runner.listing import CopyRule, listing, list_files
+from fixloop.adapters.runner.project_files import copy_tree
 
 
 def _write(root: Path, files: dict[str, str | bytes]) -> None:
@@ -37,7 +37,7 @@ def test_large_ignored_files_and_folders_past_the_budget_are_left_out_and_named(
     assert {"small.bin", "model.pt", "a.py"} <= set(out.names)
     assert len([n for n in out.names if n.startswith("data/")]) == 30
     # A budget of files: once spent, an ignored folder is not entered at all.
-    import fixloop.runner.listing as module
+    import fixloop.adapters.runner.listing as module
 
     saved = module.IGNORED_FILES
     module.IGNORED_FILES = 5
@@ -106,7 +106,7 @@ def test_a_hard_link_to_a_file_outside_is_not_copied(tmp_path: Path) -> None:
 
 
 def test_the_workspace_guard_counts_what_the_copy_takes_not_ignored_data(tmp_path: Path) -> None:
-    from fixloop.workspace_guard import measure
+    from fixloop.application.workspace_guard import measure
 
     _write(tmp_path, {".gitignore": "data/\n", "a.py": "", **{f"data/{i}.bin": b"\0" * 4096 for i in range(50)}})
     # 50 ignored files of 4 KB: past a 1-file-KB cap, none is taken, so a 10 KB workspace limit holds.

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import TestReport, TestResult
-from fixloop.runner.listing import CopyRule, listing
-from fixloop.runner.missing import explain, missing_modules
+from fixloop.adapters.runner.listing import CopyRule, listing
+from fixloop.adapters.runner.missing import explain, missing_modules
 from tests.conftest import PYTHON, fixloop_env
 
 

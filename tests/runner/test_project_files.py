@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.runner.listing import list_files
-from fixloop.runner.project_files import copy_tree, plain_name
+from fixloop.adapters.runner.listing import list_files
+from fixloop.adapters.runner.project_files import copy_tree, plain_name
 from tests.git_index import git, write_index
 
 

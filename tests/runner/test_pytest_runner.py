@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.hostio import read_beneath
-from fixloop.runner.listing import list_files
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.hostio import read_beneath
+from fixloop.adapters.runner.listing import list_files
+from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 
 LIB = "def add(a, b):\n    return a - b\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.select import probe
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.select import probe
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 

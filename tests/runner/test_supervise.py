@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from fixloop.runner import fixloop_supervise
-from fixloop.runner.fixloop_supervise import Opener, sealed_writer
+from fixloop.adapters.runner import fixloop_supervise
+from fixloop.adapters.runner.fixloop_supervise import Opener, sealed_writer
 
 KEY = bytes(range(32))
 RECORDS = [{"event": "start", "nodeid": "t::a"}, {"event": "result", "nodeid": "t::a", "outcome": "passed"},

@@ -6,7 +6,7 @@ import pytest
 
 from fixloop.core.flaky import flaky_among
 from fixloop.core.model import Patch, TestReport, TestResult
-from fixloop.runner.test_clock import TestClock
+from fixloop.adapters.runner.test_clock import TestClock
 
 HUNG = TestResult("t.py::test_loop", "failed", 3.0, "Timeout", "the test used more than 3 s of CPU")
 FAST = TestResult("t.py::test_fast", "passed", 0.02)
@@ -115,7 +115,7 @@ def test_a_test_that_passes_alone_is_flaky_only_if_it_passes_in_the_whole_select
 
 def test_the_report_plugin_learns_as_the_host_does() -> None:
     """The plugin tightens the CPU limit after a hang in the same session by the clock's own rule."""
-    from fixloop.runner import fixloop_report
+    from fixloop.adapters.runner import fixloop_report
 
     clock = TestClock(ceiling=30.0)
     assert (fixloop_report.CPU_FLOOR, fixloop_report.CPU_FACTOR) == (clock.floor, clock.factor)
@@ -177,7 +177,7 @@ def test_the_report_plugin_arms_each_test_with_its_own_limit() -> None:
     import importlib
     import os
 
-    from fixloop.runner import fixloop_report
+    from fixloop.adapters.runner import fixloop_report
 
     os.environ["FIXLOOP_TEST_LIMITS"] = '{"t.py::a": 4.5, "t.py::bad": "x"}'
     assert fixloop_report._limits_by_test() == {}  # one bad value: the whole table is distrusted

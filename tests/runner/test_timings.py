@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 
 SLEEPS = {f"tests/test_sleep_{i}.py": f"import time\n\ndef test_sleep_{i}():\n    time.sleep(1)\n" for i in range(4)}

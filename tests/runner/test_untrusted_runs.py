@@ -13,10 +13,10 @@ from fixloop.core.loop import drive, run
 from fixloop.core.model import Task
 from fixloop.core.ports import Ports
 from fixloop.core.integrity import is_test_file
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.runner.report import parse_report
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.runner.report import parse_report
 from tests.runner.test_fake_pass import closing
-from fixloop.sandbox.plain import PlainSandbox
+from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
 from tests.fakes import Call, ScriptedProposer, ScriptedRunner
 
@@ -49,8 +49,8 @@ def test_a_planted_conftest_and_a_quiet_rewrite_do_not_survive(make_project) -> 
 
 @pytest.mark.e2e  # a whole fix session
 def test_order_dependent_failure_is_not_called_flaky(make_project) -> None:
-    from fixloop.config import load
-    from fixloop.session import FixSession
+    from fixloop.application.config import load
+    from fixloop.application.session import FixSession
 
     root = make_project({
         "cache.py": "CACHE = []\n",

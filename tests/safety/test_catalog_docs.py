@@ -1,4 +1,4 @@
-"""The rule catalogue (`fixloop.safety.catalog.RULES`) is the one list of safety rules; the README cannot
+"""The rule catalogue (`fixloop.adapters.safety.catalog.RULES`) is the one list of safety rules; the README cannot
 import it, so its table is held to it here: every code once, in order, and "blocks a candidate" exactly for
 the rules whose severity is "error"."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fixloop.safety.catalog import RULES
+from fixloop.adapters.safety.catalog import RULES
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import Settings, from_pyproject, load
+from fixloop.application.config import Settings, from_pyproject, load
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, FileChange, Limits, Patch, Scope, Status, Task
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.safety.check import PatchSafety
-from fixloop.safety.hooks import HookedSafety, HookSettings, call
-from fixloop.sandbox.plain import PlainSandbox
-from fixloop.wiring import make_ports
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.safety.check import PatchSafety
+from fixloop.adapters.safety.hooks import HookedSafety, HookSettings, call
+from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.application.wiring import make_ports
 from tests.conftest import PYTHON, REPO, fixloop_env
 from tests.fakes import Candidate, ScriptedProposer
 from tests.safety.test_safety_loop import CALC, SWAP, make_project

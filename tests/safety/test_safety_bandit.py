@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from fixloop.safety import bandit_scan
-from fixloop.safety.bandit_scan import DANGEROUS, scan_text
+from fixloop.adapters.safety import bandit_scan
+from fixloop.adapters.safety.bandit_scan import DANGEROUS, scan_text
 
 SAMPLE = '''import os
 import subprocess

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.safety.check import PatchSafety, new_findings
-from fixloop.safety.rules import scan
+from fixloop.adapters.safety.check import PatchSafety, new_findings
+from fixloop.adapters.safety.rules import scan
 
 BEFORE = '''import os
 

@@ -8,9 +8,9 @@ import textwrap
 import pytest
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.safety.catalog import EDITOR_CODES, RULES, for_editor
-from fixloop.safety.check import PatchSafety
-from fixloop.safety.rules import IncrementalScanner, scan
+from fixloop.adapters.safety.catalog import EDITOR_CODES, RULES, for_editor
+from fixloop.adapters.safety.check import PatchSafety
+from fixloop.adapters.safety.rules import IncrementalScanner, scan
 
 
 def codes(text: str, path: str = "pkg/mod.py") -> list[str]:

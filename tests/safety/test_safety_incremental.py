@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from fixloop.safety.rules import IncrementalScanner, edit_span, encode, scan
+from fixloop.adapters.safety.rules import IncrementalScanner, edit_span, encode, scan
 
 BASE = '''import os
 import subprocess as sp

@@ -14,13 +14,13 @@ from typing import Callable, Mapping
 
 import pytest
 
-from fixloop.config import Settings
+from fixloop.application.config import Settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Scope, Status, Task
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.safety.check import PatchSafety
-from fixloop.sandbox.plain import PlainSandbox
-from fixloop.wiring import make_ports
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.safety.check import PatchSafety
+from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.application.wiring import make_ports
 from tests.conftest import PYTHON
 from tests.fakes import Candidate, ScriptedProposer
 

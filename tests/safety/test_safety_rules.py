@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from fixloop.safety.catalog import EDITOR_CODES, RULES, explain
-from fixloop.safety.rules import scan
+from fixloop.adapters.safety.catalog import EDITOR_CODES, RULES, explain
+from fixloop.adapters.safety.rules import scan
 
 HEADER = textwrap.dedent("""\
     import os, pickle, marshal, yaml, tempfile, shutil, socket, importlib, subprocess

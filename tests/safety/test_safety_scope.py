@@ -8,9 +8,9 @@ import ast
 import pytest
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.safety import bandit_scan, rules
-from fixloop.safety.check import PatchSafety, new_findings
-from fixloop.safety.scope import scoped
+from fixloop.adapters.safety import bandit_scan, rules
+from fixloop.adapters.safety.check import PatchSafety, new_findings
+from fixloop.adapters.safety.scope import scoped
 
 MODULE = '''"""A module with dangers of its own, outside what the patches touch."""
 import os

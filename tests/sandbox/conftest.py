@@ -23,9 +23,9 @@ from typing import Any, Iterator
 import pytest
 from tests.backends import unavailable
 
-from fixloop.runner.interpreter import interpreter_paths
-from fixloop.sandbox.api import Policy, RunResult, RunTree, SandboxLimits
-from fixloop.sandbox.select import probe
+from fixloop.adapters.runner.interpreter import interpreter_paths
+from fixloop.adapters.sandbox.api import Policy, RunResult, RunTree, SandboxLimits
+from fixloop.adapters.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
 # FIXLOOP_ABUSE_BACKENDS=none shows the suite has teeth: against the unsandboxed backend it fails.

@@ -2,7 +2,7 @@
 
 Exercises a backend (bwrap: the user-namespace recipe) the way a developer runs it; prints one JSON object:
 {attack: {facts..., "limit_hit", "timed_out", "leftovers"}} or {"skip": reason}. Standard library
-and fixloop.sandbox only (the system python has no pytest).
+and fixloop.adapters.sandbox only (the system python has no pytest).
 """
 
 import json
@@ -16,8 +16,8 @@ import time
 import uuid
 from pathlib import Path
 
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
-from fixloop.sandbox.select import probe
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits
+from fixloop.adapters.sandbox.select import probe
 
 PAYLOAD = Path(__file__).with_name("payload.py")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fixloop.sandbox.hostio import UnsafeFile, read_beneath
+from fixloop.adapters.sandbox.hostio import UnsafeFile, read_beneath
 
 from .conftest import World
 

@@ -1,4 +1,4 @@
-"""The backend table (`fixloop.sandbox.backends`) is the one list of sandbox backends: the settings check, the
+"""The backend table (`fixloop.adapters.sandbox.backends`) is the one list of sandbox backends: the settings check, the
 CLI's help and `fixloop doctor` read it (`tests/sandbox/test_launcher.py` runs the doctor), and the places that cannot import Python (the editors' settings, the
 docs) are held to it here, so a backend added to the table and forgotten in one of them fails a test."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.config import SandboxSettings, load
-from fixloop.sandbox.backends import AUTO, AUTO_ORDER, BACKENDS, choices, names
+from fixloop.application.config import SandboxSettings, load
+from fixloop.adapters.sandbox.backends import AUTO, AUTO_ORDER, BACKENDS, choices, names
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
-from fixloop.sandbox.docker_backend import DockerSandbox, parse_status
-from fixloop.sandbox.docker_engine import client
-from fixloop.sandbox.docker_settings import OPENED, REPORT_DIR, container_settings
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
+from fixloop.adapters.sandbox.docker_backend import DockerSandbox, parse_status
+from fixloop.adapters.sandbox.docker_engine import client
+from fixloop.adapters.sandbox.docker_settings import OPENED, REPORT_DIR, container_settings
 
 docker = pytest.importorskip("docker")
 
@@ -109,7 +109,7 @@ def test_a_socket_nobody_listens_on_is_its_own_message(tmp_path: Path, monkeypat
 
 def test_an_engine_that_accepts_but_never_answers_is_its_own_message(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import fixloop.sandbox.docker_engine as engine
+    import fixloop.adapters.sandbox.docker_engine as engine
 
     path = tmp_path / "hung.sock"
     with socket.socket(socket.AF_UNIX) as s:

@@ -19,9 +19,9 @@ from typing import Iterator
 
 import pytest
 
-from fixloop.runner.interpreter import resolve
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
-from fixloop.sandbox.docker_backend import DockerSandbox
+from fixloop.adapters.runner.interpreter import resolve
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
+from fixloop.adapters.sandbox.docker_backend import DockerSandbox
 from tests.conftest import REPO, fixloop_env
 from tests.dockerd import Engine
 
@@ -215,7 +215,7 @@ def test_a_warm_worker_that_cannot_start_says_why_in_its_result(images: dict[str
 def test_a_socket_without_permission_has_its_own_message(docker_engine: Engine) -> None:
     from tests.hostile.harness import NOBODY, nobody_python
 
-    code = "from fixloop.sandbox.docker_backend import DockerSandbox; print(DockerSandbox().probe())"
+    code = "from fixloop.adapters.sandbox.docker_backend import DockerSandbox; print(DockerSandbox().probe())"
     done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", nobody_python(),
                            "-c", code], capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "DOCKER_HOST": docker_engine.host})

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from fixloop.config import SandboxSettings
+from fixloop.application.config import SandboxSettings
 from fixloop.core.model import Limits
-from fixloop.runner.interpreter import interpreter_paths
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
-from fixloop.sandbox.select import choose
+from fixloop.adapters.runner.interpreter import interpreter_paths
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits
+from fixloop.adapters.sandbox.select import choose
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 
@@ -80,7 +80,7 @@ def test_pytest_features_work_inside(backend: str, tmp_path: Path) -> None:
 
 
 def _works(name: str) -> bool:
-    from fixloop.sandbox.select import probe
+    from fixloop.adapters.sandbox.select import probe
 
     return probe(name)[0] is not None
 

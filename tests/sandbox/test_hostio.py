@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits
-from fixloop.sandbox.bwrap import build_argv, workspace_path
-from fixloop.sandbox.hostio import UnsafeFile, read_beneath
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits
+from fixloop.adapters.sandbox.bwrap import build_argv, workspace_path
+from fixloop.adapters.sandbox.hostio import UnsafeFile, read_beneath
 
 
 def test_reads_a_regular_file(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_only_a_folder_the_policy_names_writable_is_bound_writable_and_never_a_w
 
 
 def test_write_and_unlink_beneath_never_follow_planted_links(tmp_path: Path) -> None:
-    from fixloop.sandbox.hostio import unlink_beneath, write_beneath
+    from fixloop.adapters.sandbox.hostio import unlink_beneath, write_beneath
 
     outside = tmp_path / "outside"
     outside.mkdir()

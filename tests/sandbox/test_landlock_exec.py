@@ -15,12 +15,12 @@ from typing import Iterator
 
 import pytest
 
-from fixloop.sandbox import landlock_exec
-from fixloop.sandbox.landlock_exec import SHM, clean_shm, shm_entries
+from fixloop.adapters.sandbox import landlock_exec
+from fixloop.adapters.sandbox.landlock_exec import SHM, clean_shm, shm_entries
 
 CHAIN = """
 import json, os, sys, time
-from fixloop.sandbox import landlock_exec as L
+from fixloop.adapters.sandbox import landlock_exec as L
 
 L.LIBC.prctl(L.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 tag, links, head_start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from tests.backends import unavailable
 
-from fixloop.config import SandboxSettings
-from fixloop.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
-from fixloop.sandbox.envpolicy import clean_env
-from fixloop.sandbox.rlimits import prlimit_argv
-from fixloop.sandbox.streams import Capped
-from fixloop.sandbox.plain import PlainSandbox
-from fixloop.sandbox.select import Configured, choose, probe
+from fixloop.application.config import SandboxSettings
+from fixloop.adapters.sandbox.api import Policy, RunTree, SandboxLimits, SandboxUnavailable
+from fixloop.adapters.sandbox.envpolicy import clean_env
+from fixloop.adapters.sandbox.rlimits import prlimit_argv
+from fixloop.adapters.sandbox.streams import Capped
+from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.adapters.sandbox.select import Configured, choose, probe
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def test_probes_run_once_per_process() -> None:
 
 def test_auto_refuses_to_run_unsandboxed_when_nothing_isolates() -> None:
     # No bwrap and no prlimit on PATH: neither isolating backend can start, and auto must say so.
-    code = ("from fixloop.config import SandboxSettings\nfrom fixloop.sandbox.select import choose\n"
+    code = ("from fixloop.application.config import SandboxSettings\nfrom fixloop.adapters.sandbox.select import choose\n"
             "try:\n    choose(SandboxSettings())\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
             "else:\n    print('CHOSE')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
@@ -154,7 +154,7 @@ def test_closing_every_pipe_early_does_not_end_the_watch(tmp_path: Path) -> None
 
 
 def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
-    from fixloop.sandbox.watch import DiskWatch
+    from fixloop.adapters.sandbox.watch import DiskWatch
 
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -170,7 +170,7 @@ def test_disk_watch_ignores_writes_by_other_programs(tmp_path: Path) -> None:
 
 
 def _python_policy() -> Policy:
-    from fixloop.runner.interpreter import interpreter_paths
+    from fixloop.adapters.runner.interpreter import interpreter_paths
 
     return Policy(read_only=interpreter_paths(sys.executable), env={"PATH": "/usr/bin:/bin"})
 

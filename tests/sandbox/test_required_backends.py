@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixloop.sandbox.select import probe
+from fixloop.adapters.sandbox.select import probe
 from tests.backends import REQUIRED
 
 

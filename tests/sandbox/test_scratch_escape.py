@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import SandboxSettings
+from fixloop.application.config import SandboxSettings
 from fixloop.core.model import FileChange, Limits, Patch
-from fixloop.runner.pytest_runner import PytestRunner
-from fixloop.sandbox.select import choose, probe
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.select import choose, probe
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 

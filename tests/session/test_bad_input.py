@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import Settings, load
+from fixloop.application.config import Settings, load
 from fixloop.core.model import Scope, Status
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
 
 LIB = "def add(a, b):\n    return a - b\n"

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from fixloop.config import load
+from fixloop.application.config import load
 from fixloop.core.model import Event, Status
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
 
 SLOW_TESTS = (

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from fixloop.config import Settings, load
+from fixloop.application.config import Settings, load
 from fixloop.core.model import Status
-from fixloop.session import FixSession
+from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
 
 CALC = "def inc(x):\n    return x - 1\n\n\ndef dec(x):\n    return x - 1\n"

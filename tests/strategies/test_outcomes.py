@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings, Settings
+from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Outcome, Scope, Status, Usage
-from fixloop.memory.factory import make_memory
-from fixloop.memory.learning import LearningMemory
-from fixloop.strategies.arrange import Part
-from fixloop.strategies.bandit import MIN_RUNS, Choice, reward
-from fixloop.strategies.outcomes import STRATEGY_CLASS, record, record_of
-from fixloop.wiring import make_ports, make_task
+from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.engines.strategies.arrange import Part
+from fixloop.engines.strategies.bandit import MIN_RUNS, Choice, reward
+from fixloop.engines.strategies.outcomes import STRATEGY_CLASS, record, record_of
+from fixloop.application.wiring import make_ports, make_task
 from tests.core.test_loop import SOURCE, double_runner
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import MemorySettings
-from fixloop.memory.factory import make_memory
-from fixloop.strategies.outcomes import record_of
+from fixloop.application.config import MemorySettings
+from fixloop.adapters.memory.factory import make_memory
+from fixloop.engines.strategies.outcomes import record_of
 from tests.conftest import PYTHON, REPO, fixloop_env
 
 pytestmark = pytest.mark.e2e  # whole fix runs through the CLI

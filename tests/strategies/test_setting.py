@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.config import Settings, from_pyproject, load, project_settings
+from fixloop.application.config import Settings, from_pyproject, load, project_settings
 
 
 @pytest.fixture(autouse=True)

@@ -8,13 +8,13 @@ from typing import Callable
 
 import pytest
 
-from fixloop.config import Settings
-from fixloop.runner.prepare import prepare
-from fixloop.sandbox.select import choose
-from fixloop.testgen.harvest import Case
-from fixloop.testgen.record import Recorder
-from fixloop.testgen.service import generate
-from fixloop.testgen.target import TestgenError, find
+from fixloop.application.config import Settings
+from fixloop.adapters.runner.prepare import prepare
+from fixloop.adapters.sandbox.select import choose
+from fixloop.engines.testgen.harvest import Case
+from fixloop.engines.testgen.record import Recorder
+from fixloop.engines.testgen.service import generate
+from fixloop.engines.testgen.target import TestgenError, find
 from tests.project_python import project_python
 
 PYTHON_H = project_python(("pytest", "hypothesis"))  # a project interpreter that has Hypothesis

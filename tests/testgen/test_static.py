@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.testgen.harvest import Case, calls_in, harvest, hint_cases
-from fixloop.testgen.place import create, fresh_test_path, folder_for_tests
-from fixloop.testgen.properties import inverse_name, properties, strategy
-from fixloop.testgen.record import Recorded
-from fixloop.testgen.render import characterization, property_tests, render
-from fixloop.testgen.target import (Param, TestgenError, find, function_at, module_functions, module_name,
+from fixloop.engines.testgen.harvest import Case, calls_in, harvest, hint_cases
+from fixloop.engines.testgen.place import create, fresh_test_path, folder_for_tests
+from fixloop.engines.testgen.properties import inverse_name, properties, strategy
+from fixloop.engines.testgen.record import Recorded
+from fixloop.engines.testgen.render import characterization, property_tests, render
+from fixloop.engines.testgen.target import (Param, TestgenError, find, function_at, module_functions, module_name,
                                     parse_spec)
 
 MOD = '''import json

@@ -7,9 +7,9 @@ import sys
 
 from fixloop.core.model import Attempt, FileChange, Frame, Outcome, Patch, Status, TestReport, TestResult
 from fixloop.core.ports import ProposalContext
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.learning import LearningMemory
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.store import MemoryStore
 
 SOURCES = {
     "shop/price.py": ("BULK = 10\n\n\ndef total(unit, qty):\n    if qty > BULK:\n        return unit * qty * 0.9\n"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Iterator
 
-from .guard import rejection
-from .model import Patch, Verdict
-from .ports import Ports, Prefetching, ProposalContext, Proposer
+from fixloop.core.guard import rejection
+from fixloop.core.model import Patch, Verdict
+from fixloop.core.ports import Ports, Prefetching, ProposalContext, Proposer
 
 
 def checked_ahead(proposer: Proposer, ctx: ProposalContext, ports: Ports, targets: tuple[str, ...],

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .model import TestReport
-from .ports import TestRunner
+from fixloop.core.model import TestReport
+from fixloop.core.ports import TestRunner
 
 SAMPLE = 10  # failing tests run again
 

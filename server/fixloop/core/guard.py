@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .model import Attempt, Patch
+from fixloop.core.model import Attempt, Patch
 
 # A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
 HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", "fixloop_paths", "fixloop_supervise", ".fixloop_runtime", "_pytest",

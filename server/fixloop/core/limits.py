@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .model import Limits, Usage
-from .ports import Metered
+from fixloop.core.model import Limits, Usage
+from fixloop.core.ports import Metered
 
 SEARCH_FLOOR = 30.0  # seconds a run may always search for, however short the baseline (a small suite's fix may need 100 candidates)
 

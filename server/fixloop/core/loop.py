@@ -9,17 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Generator, Iterator
 
-from .model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
-from .review import preference
-from . import limits
-from .flaky import flaky_among
-from .ahead import checked_ahead
-from .guard import rejection
-from .patch import changed_at, unified_diff
-from .selection import Plan, judge, narrowing
-from .ports import CallLogging, Noting, Ports, ProposalContext, Proposer, Reflector
-from .signature import describe_collection_error, report_signature
-from .telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
+from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
+from fixloop.core.review import preference
+from fixloop.core import limits
+from fixloop.core.flaky import flaky_among
+from fixloop.core.ahead import checked_ahead
+from fixloop.core.guard import rejection
+from fixloop.core.patch import changed_at, unified_diff
+from fixloop.core.selection import Plan, judge, narrowing
+from fixloop.core.ports import CallLogging, Noting, Ports, ProposalContext, Proposer, Reflector
+from fixloop.core.signature import describe_collection_error, report_signature
+from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
 
 Run = Generator[Event, None, Outcome]
 

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .model import FileChange, Patch
+from fixloop.core.model import FileChange, Patch
 
 
 @dataclass(frozen=True)

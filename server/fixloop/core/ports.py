@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
-from .model import (
+from fixloop.core.model import (
     Attempt,
     Lesson,
     Numbered,

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .model import ACCEPT, Numbered, Patch, Review
-from .patch import patch_size
-from .ports import ProposalContext
+from fixloop.core.model import ACCEPT, Numbered, Patch, Review
+from fixloop.core.patch import patch_size
+from fixloop.core.ports import ProposalContext
 
 
 

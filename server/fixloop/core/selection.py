@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Generator
 
-from .model import Limits, Patch, TestReport, TestResult
-from .ports import Covering, TestRunner
+from fixloop.core.model import Limits, Patch, TestReport, TestResult
+from fixloop.core.ports import Covering, TestRunner
 
 
 Judged = tuple[str, TestReport, list[dict[str, object]]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .model import TestReport, TestResult
+from fixloop.core.model import TestReport, TestResult
 
 _QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)?")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .model import TestReport
+from fixloop.core.model import TestReport
 
 # The run log's schema (in the "started" event): 2 added model_call events and candidate telemetry
 # (CPU seconds, peak memory, proposer and operator on "tested"); 3 moved the strategy from "started" to

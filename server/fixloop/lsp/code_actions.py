@@ -8,14 +8,14 @@ from typing import Any
 
 from lsprotocol import types as t
 
-from ..core.integrity import is_test_file
-from .contract import APPLY_PAST, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
-from .diagnostics import DiagnosticsEngine
-from .editor import Editor
-from .parsing import test_at
-from .paths import BadInput, is_python, relative_path
-from .past_fixes import past_fix
-from .review_edits import Reviewer
+from fixloop.core.integrity import is_test_file
+from fixloop.lsp.contract import APPLY_PAST, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
+from fixloop.lsp.diagnostics import DiagnosticsEngine
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.parsing import test_at
+from fixloop.lsp.paths import BadInput, is_python, relative_path
+from fixloop.lsp.past_fixes import past_fix
+from fixloop.lsp.review_edits import Reviewer
 
 
 def code_actions(editor: Editor, diagnostics: DiagnosticsEngine, review: Reviewer,
@@ -55,7 +55,7 @@ def _on_definition(text: str, line: int) -> bool:
     """The cursor is in a top-level function or a method (cheap text check first: tree-sitter only then)."""
     if "def " not in text:
         return False
-    from ..testgen.target import function_at  # tree-sitter loads with the first such request
+    from fixloop.engines.testgen.target import function_at  # tree-sitter loads with the first such request
 
     return function_at(text, line) is not None
 

@@ -8,21 +8,21 @@ from typing import Any, Callable, Mapping
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..core.integrity import is_test_file
-from ..core.model import Scope
-from ..goal.request import Goal
-from .contract import (ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SETTINGS, SHOW_RUN, STATS,
+from fixloop.core.integrity import is_test_file
+from fixloop.core.model import Scope
+from fixloop.application.goal.request import Goal
+from fixloop.lsp.contract import (ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SETTINGS, SHOW_RUN, STATS,
                        TEMPLATES)
-from .diagnostics import DiagnosticsEngine
-from .editor import Editor
-from .history import HistoryCommands
-from .parsing import test_at
-from .past_fixes import checker, past_fix
-from .paths import BadInput, is_python, read_disk_text, relative_path
-from .review_edits import Reviewer
-from .runs import RunManager
-from .settings import effective
-from .templates import TemplateCommands
+from fixloop.lsp.diagnostics import DiagnosticsEngine
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.history import HistoryCommands
+from fixloop.lsp.parsing import test_at
+from fixloop.lsp.past_fixes import checker, past_fix
+from fixloop.lsp.paths import BadInput, is_python, read_disk_text, relative_path
+from fixloop.lsp.review_edits import Reviewer
+from fixloop.lsp.runs import RunManager
+from fixloop.lsp.settings import effective
+from fixloop.lsp.templates import TemplateCommands
 
 Handler = Callable[[Mapping[str, Any]], Any]  # the command's argument -> its result (or an awaitable of it)
 SCOPES = ("workspace", "file", "test", "position")
@@ -160,7 +160,7 @@ def fix_goal(editor: Editor, arg: Mapping[str, Any]) -> Goal | None:
 
 async def settings_in_effect(editor: Editor) -> dict[str, Any]:
     """`fixloop.settings`: what the runs use, whatever the workspace asked for; the sandbox as probed here."""
-    from .. import wiring
+    from fixloop.application import wiring
 
     config = editor.config()
     backend, problem = await asyncio.get_running_loop().run_in_executor(

@@ -12,12 +12,12 @@ from typing import Any, Callable
 
 from lsprotocol import types as t
 
-from ..core.model import Finding
-from .contract import ENTITY_CODE, MEMORY, MEMORY_CODE, SAFETY
-from .editor import Editor
-from .paths import BadInput, is_python, relative_path
-from .positions import Units, line_range, line_text
-from .providers import DiagnosticsProvider, MemoryPattern, MemoryUnavailable
+from fixloop.core.model import Finding
+from fixloop.lsp.contract import ENTITY_CODE, MEMORY, MEMORY_CODE, SAFETY
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.paths import BadInput, is_python, relative_path
+from fixloop.lsp.positions import Units, line_range, line_text
+from fixloop.lsp.providers import DiagnosticsProvider, MemoryPattern, MemoryUnavailable
 
 log = logging.getLogger(__name__)
 SEVERITY = {"error": 1, "warning": 2, "info": 3, "hint": 4}  # LSP DiagnosticSeverity

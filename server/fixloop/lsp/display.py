@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..printable import printable
+from fixloop.kit.printable import printable
 
 # The protocol's own display fields, and those of fixloop's notifications the editors show (a run's notes and
 # next steps, goal mode's spec, assumptions and questions).

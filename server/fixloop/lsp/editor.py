@@ -9,9 +9,9 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from lsprotocol import types as t
 
-from .paths import open_document
-from .positions import Units, units_for
-from .settings import ServerConfig
+from fixloop.lsp.paths import open_document
+from fixloop.lsp.positions import Units, units_for
+from fixloop.lsp.settings import ServerConfig
 
 
 @dataclass(frozen=True)

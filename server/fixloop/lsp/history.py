@@ -10,11 +10,11 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..core.model import FileChange, Patch
-from .contract import HISTORY, REPORT, STATS
-from .editor import Editor
-from .paths import BadInput, read_disk_text
-from .review_edits import Reviewer
+from fixloop.core.model import FileChange, Patch
+from fixloop.lsp.contract import HISTORY, REPORT, STATS
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.paths import BadInput, read_disk_text
+from fixloop.lsp.review_edits import Reviewer
 
 MAX_LIMIT = 10_000
 
@@ -42,7 +42,7 @@ class HistoryCommands:
         self.review = review
 
     def _projects(self, all_projects: bool) -> list[Path]:
-        from ..history.store import known_projects
+        from fixloop.adapters.history.store import known_projects
 
         root = self.editor.root()
         mine = [root] if root is not None else []
@@ -53,12 +53,12 @@ class HistoryCommands:
         return mine
 
     def _load(self, arg: Mapping[str, Any], command: str) -> Any:
-        from ..history.store import load
+        from fixloop.adapters.history.store import load
 
         return load(self._projects(_flag(arg, "all_projects", command)), _since(arg, command))
 
     async def history(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from ..history.cli import history_rows
+        from fixloop.adapters.history.cli import history_rows
 
         limit = arg.get("limit", 200)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
@@ -68,18 +68,18 @@ class HistoryCommands:
         return {"runs": rows[::-1], "total": len(h.records), "skipped": h.skipped}  # newest first, for a picker
 
     async def stats(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from ..history import kpis
-        from ..history.text import headline
+        from fixloop.adapters.history import kpis
+        from fixloop.adapters.history.text import headline
 
         h = await asyncio.to_thread(self._load, arg, STATS)
         k = kpis.compute(h.records)
         return {**k, "skipped": h.skipped, "headline": [list(x) for x in headline(k)]}
 
     async def report(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from ..history import kpis
-        from ..history.html import write_report
-        from ..history.store import data_dir
-        from ..history.text import headline
+        from fixloop.adapters.history import kpis
+        from fixloop.adapters.history.html import write_report
+        from fixloop.adapters.history.store import data_dir
+        from fixloop.adapters.history.text import headline
 
         def work() -> dict[str, Any]:
             h = self._load(arg, REPORT)
@@ -106,8 +106,8 @@ class HistoryCommands:
         return self.review.show(run_id)
 
     def _past(self, run_id: str) -> tuple[dict[str, Any], Patch | None] | None:
-        from ..history import diffs, files, record
-        from ..rundir import valid_run_id
+        from fixloop.adapters.history import diffs, files, record
+        from fixloop.kit.rundir import valid_run_id
 
         root = self.editor.root()
         if root is None or not valid_run_id(run_id) or run_id.startswith("."):

@@ -7,9 +7,9 @@ import asyncio
 
 from lsprotocol import types as t
 
-from .editor import Editor
-from .paths import BadInput, is_python, relative_path
-from .providers import DiagnosticsProvider
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.paths import BadInput, is_python, relative_path
+from fixloop.lsp.providers import DiagnosticsProvider
 
 
 async def hover(editor: Editor, provider: DiagnosticsProvider, params: t.HoverParams) -> t.Hover | None:

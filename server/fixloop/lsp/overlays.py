@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .editor import Editor
-from .paths import BadInput, is_python, relative_path
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.paths import BadInput, is_python, relative_path
 
 
 def open_python_texts(editor: Editor, root: Path) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """tree-sitter for the language server's own needs (the test at a position). The safety rules keep
-their own incremental trees per document (`fixloop.safety.rules.IncrementalScanner`)."""
+their own incremental trees per document (`fixloop.adapters.safety.rules.IncrementalScanner`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def to_bytes(text: str) -> bytes:
 
 def test_at(text: str, line: int) -> str | None:
     """`Class::test_name` (or `test_name`) of the test function around a 0-based line."""
-    from ..treesitter import parser  # tree-sitter loads on the first request that needs it, not at start-up
+    from fixloop.kit.treesitter import parser  # tree-sitter loads on the first request that needs it, not at start-up
 
     tree = parser().parse(to_bytes(text))
     node = tree.root_node.descendant_for_point_range((line, 0), (line, 0))

@@ -2,7 +2,7 @@
 
 "Show the past fix" (`fixloop.showRun`) shows the fix as memory re-made it at this statement.
 "Apply the past fix" (`fixloop.applyPastFix`) checks it like any candidate (the integrity guard, the
-safety check, the project's tests on a scratch copy in the sandbox: `fixloop.fixcheck`) as a session of
+safety check, the project's tests on a scratch copy in the sandbox: `fixloop.application.fixcheck`) as a session of
 the run manager, so it reports progress and can be cancelled; when it passes, it is offered for review
 exactly like a run's fix (per-hunk confirmation, or the `review: "client"` summary). A warning whose lines
 changed since it was shown, or whose fix does not transfer, applies nothing and says why.
@@ -14,14 +14,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..core.model import FileChange, Patch
-from ..core.patch import unified_diff
-from .providers import MemoryPattern
-from .runs import Session, SessionFactory
+from fixloop.core.model import FileChange, Patch
+from fixloop.core.patch import unified_diff
+from fixloop.lsp.providers import MemoryPattern
+from fixloop.lsp.runs import Session, SessionFactory
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..core.model import Scope
+    from fixloop.application.config import Settings
+    from fixloop.core.model import Scope
 
 STALE = "the document changed since this memory warning was shown: ask again once the warning is updated"
 
@@ -61,7 +61,7 @@ def checker(patch: Patch, summary: Mapping[str, Any]) -> SessionFactory:
 
     def make(workspace: Path, settings: "Settings", scope: "Scope", overlays: Mapping[str, str], run_id: str,
              seed: int | None) -> Session:
-        from ..fixcheck import FixCheck  # the sandbox and the runner load only when a check is asked for
+        from fixloop.application.fixcheck import FixCheck  # the sandbox and the runner load only when a check is asked for
 
         return FixCheck(workspace, settings, patch, overlays, summary, run_id)
 

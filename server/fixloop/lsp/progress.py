@@ -1,6 +1,6 @@
 """Loop events -> `$/progress` report messages, at a bounded rate.
 
-The message is the run's one-line status (`fixloop.progress.RunProgress`): phase, candidate n/N, the suspect
+The message is the run's one-line status (`fixloop.application.progress.RunProgress`): phase, candidate n/N, the suspect
 being tried (path:line and operator) and the time left, e.g. `search: candidate 37/400, calc/ops.py:12
 swap_comparison (...), ~2m10s left at 0.4 s a candidate`. A run may yield many events a second; the client
 gets at most one report per `interval`, the newest state at the end of it, and one every `heartbeat` while
@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Mapping
 
-from ..core.model import Event
-from ..printable import printable
-from ..progress import RunProgress
+from fixloop.core.model import Event
+from fixloop.kit.printable import printable
+from fixloop.application.progress import RunProgress
 
 BEGIN_MESSAGE = "starting"
 INTERVAL = 0.5

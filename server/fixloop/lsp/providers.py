@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
-from ..config import Settings
-from ..core.model import Finding, Patch, PatternHit
-from ..core.ports import ReviewMemory
-from ..graph.notes import EntityWarning
-from ..runlog import record_decision
-from .contract import ENTITY_CODE, MEMORY_CODE
+from fixloop.application.config import Settings
+from fixloop.core.model import Finding, Patch, PatternHit
+from fixloop.core.ports import ReviewMemory
+from fixloop.adapters.graph.notes import EntityWarning
+from fixloop.application.runlog import record_decision
+from fixloop.lsp.contract import ENTITY_CODE, MEMORY_CODE
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ class DecisionRecorder(Protocol):
 
 
 class DefaultProviders:
-    """The safety rules (incremental per document) and bandit, and the project's memory, as `fixloop.wiring`
+    """The safety rules (incremental per document) and bandit, and the project's memory, as `fixloop.application.wiring`
     builds them. Wiring loads on the first document, never on the start-up path."""
 
     def __init__(self, workspace: Callable[[], Path | None], settings: Callable[[], Settings]) -> None:
@@ -99,7 +99,7 @@ class DefaultProviders:
         self._said = ""  # the memory problem the user was told about
 
     def safety(self, path: str, text: str) -> list[Finding]:
-        from .. import wiring
+        from fixloop.application import wiring
 
         if not self._settings().diagnostics.incremental:
             return wiring.editor_safety_scan(text, path)
@@ -112,7 +112,7 @@ class DefaultProviders:
         self._scanners.pop(path, None)
 
     def bandit(self, path: str, text: str) -> list[Finding]:
-        from .. import wiring
+        from fixloop.application import wiring
 
         return wiring.bandit_findings(text, path)
 
@@ -157,7 +157,7 @@ class DefaultProviders:
             if not settings.enabled or root is None:
                 return None
             try:
-                from .. import wiring
+                from fixloop.application import wiring
 
                 self._store = wiring.make_review_memory(settings, root)
             except Exception:
@@ -187,7 +187,7 @@ class RunDirRecorder:
 
     def applied(self, run_id: str, patch: Patch) -> str:
         """What the user's on_apply hook answered ('' when none is set)."""
-        from .. import wiring
+        from fixloop.application import wiring
 
         root = self._workspace()
         return wiring.tell_applied(self._settings().hooks, patch, root) if root is not None else ""

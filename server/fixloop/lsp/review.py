@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from ..core.model import Patch
-from ..core.patch import Hunk, hunks
+from fixloop.core.model import Patch
+from fixloop.core.patch import Hunk, hunks
 
 PENDING, ACCEPTED, REJECTED, CONFLICT = "pending", "accepted", "rejected", "conflict"
 

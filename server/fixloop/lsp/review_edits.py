@@ -10,14 +10,14 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from lsprotocol import types as t
 
-from ..core.model import FileChange, Outcome, Patch, Status
-from ..core.patch import apply_hunks
-from .contract import RUN_FINISHED
-from .editor import Editor
-from .paths import BadInput, read_disk_text, uri_for
-from .positions import line_offsets, position_at
-from .providers import DecisionRecorder
-from .review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, place, proposal_from,
+from fixloop.core.model import FileChange, Outcome, Patch, Status
+from fixloop.core.patch import apply_hunks
+from fixloop.lsp.contract import RUN_FINISHED
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.paths import BadInput, read_disk_text, uri_for
+from fixloop.lsp.positions import line_offsets, position_at
+from fixloop.lsp.providers import DecisionRecorder
+from fixloop.lsp.review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, place, proposal_from,
                      summary_hunks, taken)
 
 ApplyEdit = Callable[[t.ApplyWorkspaceEditParams], Awaitable[t.ApplyWorkspaceEditResult]]

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol, r
 
 from lsprotocol import types as t
 
-from ..core.model import Event, Outcome, Scope, Status
-from ..goal.request import Goal
-from ..runlog import new_run_id
-from .editor import Editor
-from .overlays import open_python_texts
-from .paths import BadInput
-from .progress import BEGIN_MESSAGE, ProgressReporter, end_message
-from .settings import ServerConfig
+from fixloop.core.model import Event, Outcome, Scope, Status
+from fixloop.application.goal.request import Goal
+from fixloop.application.runlog import new_run_id
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.overlays import open_python_texts
+from fixloop.lsp.paths import BadInput
+from fixloop.lsp.progress import BEGIN_MESSAGE, ProgressReporter, end_message
+from fixloop.lsp.settings import ServerConfig
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from fixloop.application.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ class Installing(Protocol):
 
 
 class Session(Protocol):
-    """What the server needs of `fixloop.session.FixSession`."""
+    """What the server needs of `fixloop.application.session.FixSession`."""
 
     run_id: str
     summary: dict[str, Any]
@@ -58,21 +58,21 @@ Finished = Callable[[str, dict[str, Any], "Outcome | None"], Awaitable[None]]
 
 def default_session_factory(workspace: Path, settings: "Settings", scope: Scope, overlays: Mapping[str, str],
                             run_id: str, seed: int | None) -> Session:
-    from ..session import FixSession  # the loop's adapters load only when a fix is asked for
+    from fixloop.application.session import FixSession  # the loop's adapters load only when a fix is asked for
 
     return FixSession(workspace, settings, scope, overlays, seed=seed, run_id=run_id)
 
 
 def default_goal_factory(workspace: Path, settings: "Settings", goal: Goal, overlays: Mapping[str, str],
                          ask: Ask, run_id: str, seed: int | None) -> Session:
-    from ..goal.session import GoalSession  # loads only when a goal is asked for
+    from fixloop.application.goal.session import GoalSession  # loads only when a goal is asked for
 
     return GoalSession(workspace, settings, goal, overlays, seed=seed, ask=ask, run_id=run_id)
 
 
 def run_settings(config: ServerConfig) -> "Settings":
     """The settings for a run: the editor's API key goes to the model client, in memory only."""
-    from ..wiring import with_api_key  # the loop's adapters load only when a fix is asked for
+    from fixloop.application.wiring import with_api_key  # the loop's adapters load only when a fix is asked for
 
     return with_api_key(config.settings, config.api_key)
 
@@ -120,7 +120,7 @@ class RunManager:
         ends like one."""
         if self.editor.root() is None:
             raise BadInput("no workspace folder is open: open the project's folder to fix it")
-        from ..workspace_guard import refusal
+        from fixloop.application.workspace_guard import refusal
 
         refused = refusal(self.editor.root(), self.editor.config().settings.workspace)
         if refused:  # before any copy is made

@@ -27,22 +27,22 @@ from pygls.protocol.json_rpc import CANCEL_REQUEST
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from .. import __version__
-from ..printable import log_to
-from .code_actions import code_actions
-from .commands import guarded, handlers
-from .contract import PROTOCOL_VERSION, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
-from .diagnostics import DiagnosticsEngine
-from .display import displayed
-from .editor import Editor
-from .framing import FramedInput
-from .hover import hover
-from .providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
-from .review_edits import Reviewer
-from .write_tests import TestWriter
-from .runs import RunManager, SessionFactory, default_session_factory
-from .isolation import scrub_sys_path
-from .settings import ServerConfig, parse_options
+from fixloop import __version__
+from fixloop.kit.printable import log_to
+from fixloop.lsp.code_actions import code_actions
+from fixloop.lsp.commands import guarded, handlers
+from fixloop.lsp.contract import PROTOCOL_VERSION, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
+from fixloop.lsp.diagnostics import DiagnosticsEngine
+from fixloop.lsp.display import displayed
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.framing import FramedInput
+from fixloop.lsp.hover import hover
+from fixloop.lsp.providers import DecisionRecorder, DefaultProviders, DiagnosticsProvider, RunDirRecorder
+from fixloop.lsp.review_edits import Reviewer
+from fixloop.lsp.write_tests import TestWriter
+from fixloop.lsp.runs import RunManager, SessionFactory, default_session_factory
+from fixloop.lsp.isolation import scrub_sys_path
+from fixloop.lsp.settings import ServerConfig, parse_options
 
 log = logging.getLogger("fixloop.lsp")
 CLEANUP_SECONDS = 30.0
@@ -184,7 +184,7 @@ def _workspace_root(params: t.InitializeParams) -> Path | None:
 
 async def _warn_about_root(ls: FixloopServer) -> None:
     """A root that is `/`, a home folder or too large to copy: say so now, fixes will be refused."""
-    from ..workspace_guard import refusal
+    from fixloop.application.workspace_guard import refusal
 
     if ls.root is None:
         return
@@ -197,7 +197,7 @@ async def _warn_about_root(ls: FixloopServer) -> None:
 def _warm_up() -> None:
     """Load the grammar and the safety rules before the first document needs them."""
     try:
-        from .. import wiring
+        from fixloop.application import wiring
 
         wiring.editor_safety_scan("import os\nos.system('true')\n", "")
     except Exception:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..config import Settings, load, project_settings, project_table
+from fixloop.application.config import Settings, load, project_settings, project_table
 
 REVIEW_MODES = ("workspaceEdit", "client")
 INIT = "initializationOptions"

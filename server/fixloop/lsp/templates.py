@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Mapping
 
-from ..config import MemorySettings
-from .contract import TEMPLATES
-from .paths import BadInput
+from fixloop.application.config import MemorySettings
+from fixloop.lsp.contract import TEMPLATES
+from fixloop.lsp.paths import BadInput
 
 ACTIONS = ("list", "show", "approve", "reject")
 VERDICTS = {"approve": "approved", "reject": "rejected"}
@@ -23,7 +23,7 @@ class TemplateCommands:
         self._uri: str | None = None
 
     def _open(self) -> Any:
-        from .. import wiring
+        from fixloop.application import wiring
 
         settings = self._settings()
         if not settings.enabled:

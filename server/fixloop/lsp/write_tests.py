@@ -10,13 +10,13 @@ from typing import Any, Callable, Mapping
 
 from lsprotocol import types as t
 
-from ..runlog import new_run_id
-from .contract import RUN_FINISHED, WRITE_TESTS
-from .editor import Editor
-from .overlays import open_python_texts
-from .paths import BadInput, is_python, read_disk_text, relative_path
-from .review_edits import Reviewer
-from .runs import run_settings
+from fixloop.application.runlog import new_run_id
+from fixloop.lsp.contract import RUN_FINISHED, WRITE_TESTS
+from fixloop.lsp.editor import Editor
+from fixloop.lsp.overlays import open_python_texts
+from fixloop.lsp.paths import BadInput, is_python, read_disk_text, relative_path
+from fixloop.lsp.review_edits import Reviewer
+from fixloop.lsp.runs import run_settings
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def function_spec(editor: Editor, arg: Mapping[str, Any]) -> tuple[Path, str]:
         raise BadInput(f"{WRITE_TESTS} needs \"position\": {{\"line\": n, \"character\": n}}")
     limit = editor.max_file_bytes()
     text = doc.source if doc is not None else read_disk_text(root, rel, limit)
-    from ..testgen.target import function_at  # tree-sitter loads when the command is used
+    from fixloop.engines.testgen.target import function_at  # tree-sitter loads when the command is used
 
     qualname = function_at(text, position["line"])
     if qualname is None:
@@ -71,8 +71,8 @@ class TestWriter:
         return {"run_id": run_id, "function": spec}
 
     async def _work(self, root: Path, spec: str, run_id: str, overlays: dict[str, str]) -> None:
-        from ..testgen.service import generate  # the sandbox and runner load only when asked for
-        from ..testgen.target import TestgenError
+        from fixloop.engines.testgen.service import generate  # the sandbox and runner load only when asked for
+        from fixloop.engines.testgen.target import TestgenError
 
         token = f"fixloop-{run_id}"
         progress = await self._begin(token, spec)

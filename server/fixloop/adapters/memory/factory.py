@@ -1,0 +1,45 @@
+"""Settings -> the learning memory (or None). Cheap: the store opens on first use."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from fixloop.application.config import MemorySettings
+from fixloop.adapters.memory.embed import HashingEmbedder, load_embedder
+from fixloop.adapters.memory.learning import LearningMemory
+from fixloop.adapters.memory.privacy import project_name
+from fixloop.adapters.memory.remote import is_remote
+from fixloop.adapters.memory.store import MemoryStore
+
+log = logging.getLogger("fixloop.adapters.memory")
+
+
+def make_store(settings: MemorySettings) -> MemoryStore:
+    try:
+        embedder = load_embedder(settings.embedder)
+    except ValueError as e:
+        log.warning("%s; using the hashing embedder", e)
+        embedder = HashingEmbedder()
+    if is_remote(settings.uri):  # a team's memory: used through a local cache (see shared.py)
+        from fixloop.adapters.memory.shared import SharedStore
+
+        return SharedStore(settings.uri, embedder, settings.share, max_rows=settings.max_rows,
+                           index_threshold=settings.index_threshold)
+    return MemoryStore(settings.uri, embedder, settings.max_rows, settings.index_threshold)
+
+
+def project_key(workspace: Path, shared: bool = False) -> str:
+    """A private store names a project by its path; a shared one by its folder's name (no user name in it)."""
+    path = str(workspace.expanduser().resolve())
+    return project_name(path) if shared else path
+
+
+def make_memory(settings: MemorySettings, workspace: Path, seed: int | None = None) -> LearningMemory | None:
+    """`seed` makes the memory's random choices (exploration) those of one run; None leaves them unseeded."""
+    if not settings.enabled:
+        return None
+    from fixloop.adapters.graph.memory import GraphMemory  # the learning memory with the workspace's code graph
+
+    return GraphMemory(make_store(settings), project_key(workspace, is_remote(settings.uri)), workspace,
+                       settings.min_pattern_count, seed=seed)

@@ -1,0 +1,291 @@
+"""TestRunner: real pytest, under the project's own interpreter, inside the sandbox, on a scratch copy.
+
+The runner only decides which way each run goes; the work is done by `prepare` (interpreter, copy,
+runtime files), `cold` (a normal sandboxed pytest process), `screening` (warm workers, read-ahead) and
+`test_clock` (how long a test may run).
+
+The first unpatched run is the baseline, untraced (recording every test's lines costs two to three times
+the suite), and the warm workers start while it runs. The localizer's spectrum is a second, smaller run
+under coverage (`coverage`): the failing tests and the passing tests beside them; what it recorded also
+says which tests run a candidate's change on a long suite (`covering`).
+
+Time limits come from the project's own timings: the baseline has no cap but the run's wall time (or the
+user's `baseline_timeout`), and says so when it is cut; every later run may take three times the baseline
+and a minute (or the user's `test_timeout`); each test's limit is learned from its own time (`test_clock`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from fixloop.core.model import Limits, Patch, TestReport, TestResult
+from fixloop.adapters.sandbox.api import Policy, Sandbox
+from fixloop.adapters.runner.baseline import Place, cut_problem, rejudged, settle
+from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
+from fixloop.adapters.runner.cold import ColdRunner
+from fixloop.adapters.runner.covering import covering
+from fixloop.adapters.runner.declared import Offer, install_offer, only_imports_fail
+from fixloop.adapters.runner.listing import CopyRule
+from fixloop.adapters.runner.missing import explain
+from fixloop.adapters.runner.prepare import Prepared, coverage_policy, prepare
+from fixloop.adapters.runner.report import parse_coverage
+from fixloop.adapters.runner.screening import Screening
+from fixloop.adapters.runner.test_clock import TestClock
+from fixloop.adapters.runner.warm import WarmPool
+
+Spectra = dict[str, dict[str, frozenset[int]]]
+RUN_FACTOR, RUN_MARGIN = 3.0, 60.0  # a run after the baseline may take 3x its time and a minute
+MIN_RUN = 30.0  # what a run may still take when the run's wall time is (nearly) spent
+CANARY_SECONDS = 30.0  # nine small tests: pytest's start-up and a little more
+
+
+class PytestRunner:
+    """`run(patch, select, fail_fast)`: a screening run (a patch, fail_fast) goes to a warm worker when
+    one is up; every other run, including the full-suite confirmation of a fix, is a normal sandboxed
+    pytest process."""
+
+    def __init__(self, prepared: Prepared, sandbox: Sandbox, limits: Limits = Limits(),
+                 pytest_args: Sequence[str] = (), warm_workers: int = 2, candidate_memory_mb: int = 2048) -> None:
+        self.prepared = prepared
+        self.sandbox = sandbox
+        self.limits = limits
+        self.scratch = prepared.scratch
+        self.interpreter = prepared.interpreter
+        self.python = self.interpreter.path
+        self.pytest_args = tuple(pytest_args)
+        self.warm_workers = warm_workers
+        self.clock = TestClock(limits.per_test_timeout, limits.hang_probe_seconds, limits.screening_floor,
+                               limits.screening_factor)
+        self._spectra: dict[tuple[str, ...], tuple[TestReport, Spectra]] = {}  # unpatched runs with coverage
+        self._covered: Spectra = {}  # the whole selection's per-test lines: which tests run a change
+        self.harness: frozenset[str] = frozenset()  # project files pytest itself imports (the baseline says)
+        self._canaries: dict[tuple[tuple[str, str], ...], str] = {}  # candidate -> what its canary run found
+        self._unpatched_runs = 0
+        self._baseline_select: tuple[str, ...] = ()
+        self._opened = time.monotonic()  # the run's wall time counts from here
+        self._baseline_seconds = 0.0  # the baseline's time, tests judged again included
+        self.notes: list[str] = []  # what the run should say once (the loop shows each as a note)
+        self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
+        self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
+        self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
+                                   limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
+                                   candidate_memory_mb)
+        self._policy = prepared.policy
+        self.killed = 0  # screening runs that hung or hit a limit
+
+    @classmethod
+    def open(cls, workspace: Path, sandbox: Sandbox, limits: Limits = Limits(), python: str = "",
+             overlays: Mapping[str, str] | None = None, pytest_args: Sequence[str] = (), warm_workers: int = 2,
+             candidate_memory_mb: int = 2048, copy_rule: CopyRule = CopyRule()) -> "PytestRunner":
+        """Probe the interpreter and copy the workspace, then a runner over that copy."""
+        return cls(prepare(workspace, sandbox, python, overlays, copy_rule), sandbox, limits, pytest_args,
+                   warm_workers, candidate_memory_mb)
+
+    @property
+    def policy(self) -> Policy:
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self._policy = self.screening.policy = policy
+
+    @property
+    def root(self) -> Path:
+        return self.scratch.root
+
+    @property
+    def runs(self) -> int:
+        return self.cold.runs
+
+    @property
+    def pool(self) -> WarmPool | None:
+        return self.screening.pool
+
+    @property
+    def warm_problem(self) -> str:
+        return self.screening.problem
+
+    def sources(self) -> dict[str, str]:
+        return self.scratch.sources()
+
+    def screening_timeout(self) -> float:
+        """Per-test limit of a candidate's test that has no time of its own: ten times what the unpatched
+        tests needed (at least 1 s), so a candidate that hangs costs little."""
+        return self.clock.learned()
+
+    def run_cap(self) -> float:
+        """What one pytest run after the baseline may take: `test_timeout` when set, else three times the
+        baseline and a minute; never much past what is left of the run's wall time."""
+        cap = self.limits.test_timeout or RUN_FACTOR * self._baseline_seconds + RUN_MARGIN
+        return min(cap, max(self._left(), MIN_RUN))
+
+    def _left(self) -> float:
+        return self.limits.wall_seconds - (time.monotonic() - self._opened)
+
+    def covering(self, patch: Patch) -> frozenset[str] | None:
+        """The tests whose recorded lines enter a function `patch` changes; None when that is unknown."""
+        return covering(self._covered, patch) if self._covered else None
+
+    def lanes(self) -> int:
+        return self.screening.lanes()
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        """Start screening a checked candidate on a spare worker; `run` picks the result up."""
+        self.screening.prefetch(patch, select)
+
+    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+        report = self._run(patch, select, fail_fast)
+        if patch is None or not self.harness.intersection(patch.paths) or not report.ok:
+            return report
+        # A pass that pytest reported through the candidate's own code: believed once the canary agrees (asked
+        # once a candidate: its screening, covering and confirming runs share the answer).
+        key = patch.key()
+        if key not in self._canaries:
+            canary = self.cold.canary(patch, self.clock.limits(False), self.policy, min(self.run_cap(), CANARY_SECONDS))
+            self._canaries[key] = canary_problem(canary)
+        problem = self._canaries[key]
+        return dataclasses.replace(report, problem=problem) if problem else report
+
+    def _run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool) -> TestReport:
+        screening = patch is not None and fail_fast
+        if screening:
+            select = self.clock.order(select)
+        if screening and self.warm_workers > 0:
+            report = self.screening.screen(patch, select)  # type: ignore[arg-type]
+            if report is not None:
+                self.killed += 1 if _stopped(report) else 0
+                return report
+        if patch is None:
+            return self._unpatched(select, fail_fast)
+        screen = self.clock.screening(select) if screening else None
+        report = self.cold.run(patch, select, fail_fast, screen.default if screen else self.clock.limits(False),
+                               self.policy, cap=self.run_cap(), per_test_limits=screen.per_test if screen else None)
+        if screening and _stopped(report):
+            self.killed += 1
+        return report
+
+    def _unpatched(self, select: Sequence[str], fail_fast: bool) -> TestReport:
+        """The code as it is. The first such run is the baseline: the workers start beside it (a failure
+        needs them soon)."""
+        first = self._unpatched_runs == 0
+        self._unpatched_runs += 1
+        report: TestReport | None = None
+        if first:
+            self.screening.start_in_background()
+            self._baseline_select = tuple(select)
+            report = self._baseline(select, fail_fast)
+        elif self.warm_workers > 0 and select and tuple(select) != self._baseline_select:
+            # A few tests again (the flakiness check): a warm worker is enough, since a pass there decides
+            # nothing alone; the baseline's own selection always runs cold.
+            report = self.screening.rerun(select, self.clock.limits(False))
+        if report is None:
+            report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
+        self.clock.observe(report)
+        if first and not report.ok and not report.problem:
+            self.screening.widen()  # a failure to fix: the search will want every lane
+        if first and report.harness:
+            self.harness = frozenset(report.harness)
+            self.notes.append(f"pytest itself imports {len(report.harness)} file(s) of this project "
+                              f"({', '.join(report.harness[:3])}{', ...' if len(report.harness) > 3 else ''}): a "
+                              "candidate that changes them passes only if pytest still reports its canary tests "
+                              "right")
+        if first and not report.problem:
+            # An import that fails only because the copy left a file of the workspace out is no bug to fix.
+            left_out = explain(self.scratch.workspace, self.scratch.listing, report)
+            report = dataclasses.replace(report, problem=left_out) if left_out else report
+        if first and not report.problem:
+            # A package the interpreter lacks is no bug to fix either, when it is all that fails.
+            offer = install_offer(self.scratch.workspace, self.python, report)
+            if offer is not None and only_imports_fail(report):
+                self.install_offer = offer  # yours to accept: `fixloop fix --allow-install`
+                report = dataclasses.replace(report, problem=offer.advice())
+            elif offer is not None:
+                self.notes.append(offer.advice())
+        return report
+
+    def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
+        """The first run has no cap but the user's or the run's wall time, stops the run when cut, and judges
+        again the tests that hit a limit before anything was known of them."""
+        cap, setting = self._baseline_cap()
+        started = time.monotonic()
+        report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=cap)
+        if not self.cold.cut and self.clock.ceiling > 0 and not report.problem and any(r.hung for r in report.results):
+            report = self._rejudge(report, lambda: max(1.0, cap - (time.monotonic() - started)))
+        if self.cold.cut:
+            collected, finished = self.cold.progress
+            problem = cut_problem(setting, cap, time.monotonic() - started, collected, finished,
+                                  self.limits.wall_seconds)
+            return TestReport(report.results, report.collection_errors, report.returncode, report.duration,
+                              True, report.output_tail, problem, report.cpu_seconds, report.peak_mb)
+        self._baseline_seconds = report.duration
+        return report
+
+    def _rejudge(self, baseline: TestReport, left: Callable[[], float]) -> TestReport:
+        """The baseline's hung tests run again, untraced, with the user's per-test limit until each has a
+        verdict (`settle`); a run cut at the baseline's cap leaves `cold.cut` set for the caller."""
+        pending = [r.nodeid for r in baseline.results if r.hung]
+        verdicts: dict[str, TestResult] = {}
+        runs: list[TestReport] = []
+        stuck: set[Place] = set()
+        while pending:
+            again = self.cold.run(None, pending, False, self.clock.rejudging(), self.policy, cap=left())
+            if self.cold.cut:
+                return baseline
+            runs.append(again)
+            settled, pending = settle(again, pending, stuck)
+            if not settled:
+                break  # a run that judged nothing (it could not start, say): the rest keep the baseline's verdict
+            verdicts.update(settled)
+        report, notes = rejudged(baseline, verdicts, runs, self.clock.ceiling)
+        self.notes.extend(notes)
+        return report
+
+    def _baseline_cap(self) -> tuple[float, str]:
+        """(seconds, the setting that gives them): the user's baseline_timeout, else the run's wall time."""
+        left = max(1.0, self._left())
+        if 0 < self.limits.baseline_timeout <= left:
+            return self.limits.baseline_timeout, "baseline_timeout"
+        return left, "wall_seconds"
+
+    def coverage(self, select: Sequence[str] = (), tool: str = "coverage") -> tuple[TestReport, Spectra]:
+        """One run of `select` that also records which project lines each test executed (`tool="settrace"`
+        skips coverage.py and traces lines in the plugin), made once per selection. What it recorded also
+        says which tests run a candidate's change (`covering`)."""
+        if tool == "coverage" and tuple(select) in self._spectra:
+            return self._spectra[tuple(select)]
+        report, spectra = self._coverage_run(select, tool)
+        if spectra:
+            self._covered = {**self._covered, **spectra}
+            if tool == "coverage":
+                self._spectra[tuple(select)] = (report, spectra)
+        return report, spectra
+
+    def _coverage_run(self, select: Sequence[str], tool: str, cap: float = 0.0) -> tuple[TestReport, Spectra]:
+        lines: list[str] = []
+        # A test known to hang still shows the lines it loops over in a short limit: never the full wait.
+        limits = self.clock.limits(bool(self.clock.hung), traced=True)
+        # When pytest runs the project's own files, the canary shows which of their lines pytest runs only
+        # because a test failed: no evidence against them, whatever the bug (`without_failure_path`).
+        canary = bool(self.harness) and bool(select)
+        report = self.cold.run(None, [*select, CANARY_PATH] if canary else select, False, limits,
+                               coverage_policy(self.policy, self.prepared, tool), lines, cap=cap or self.run_cap(),
+                               extra={CANARY_PATH: SOURCE.encode("utf-8")} if canary else None)
+        if not canary:
+            return report, parse_coverage(lines)
+        report = dataclasses.replace(report, results=tuple(r for r in report.results if not is_canary(r.nodeid)))
+        return report, without_failure_path(parse_coverage(lines))
+
+    def cancel(self) -> None:
+        self.sandbox.kill_all()
+
+    def close(self) -> None:
+        self.screening.close()
+        self.scratch.close()
+
+
+def _stopped(report: TestReport) -> bool:
+    """The run was killed, or a test in it hit its time limit."""
+    return report.timed_out or any(r.hung for r in report.results)

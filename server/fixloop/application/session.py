@@ -1,0 +1,177 @@
+"""One fix run, shared by the CLI and the language server: wire, loop, log, clean up."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+import time
+from pathlib import Path
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
+
+from fixloop.application.advice import Situation, advise
+from fixloop.application.config import Settings, project_settings
+from fixloop.core.loop import drive, run
+from fixloop.core.model import Event, Outcome, Scope, Status
+from fixloop.core.ports import Ports
+from fixloop.adapters.history.store import remember_project
+from fixloop.application.runlog import RunLog, new_run_id, record_decision
+from fixloop.adapters.runner.install import Installed, install
+from fixloop.adapters.runner.interpreter import InterpreterUnusable
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.safety.hooks import ON_APPLY, POST_FIX, tell
+from fixloop.adapters.sandbox.api import SandboxUnavailable
+from fixloop.engines.strategies.bandit import Choice
+from fixloop.engines.strategies.outcomes import record as record_strategy
+from fixloop.application.wiring import llm_api_key, make_ports, make_runner, make_task
+from fixloop.application.workspace_io import ApplyResult, apply_patch
+
+
+def seed_of(run_id: str) -> int:
+    """A run's default seed: stable for a run id (hash() is salted per process, so not that)."""
+    return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:4], "big")
+
+
+class FixSession:
+    def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
+                 overlays: Mapping[str, str] | None = None, notes: Sequence[str] | None = None,
+                 seed: int | None = None, run_id: str = "") -> None:
+        self.workspace = workspace
+        # Settings problems found at the edge (refused project keys first): named in the run log too.
+        self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
+        self.settings = settings
+        self.run_id = run_id or new_run_id()  # the editor's run manager names its runs itself
+        # `--seed` replays a run's random choices; otherwise they follow from the run id.
+        self.seed = seed_of(self.run_id) if seed is None else seed
+        self.task = make_task(workspace, settings, scope, overlays, self.seed)
+        self._cancel = threading.Event()
+        self.runner: PytestRunner | None = None
+        self.outcome: Outcome | None = None
+        self.summary: dict[str, Any] = {}
+        self.originals: dict[str, bytes] = {}
+        self.encodings: dict[str, str] = {}
+        self.python = ""  # the interpreter that runs the tests, once known
+        # Chosen when the run first asks for its proposers (`wiring.make_ports`), after its baseline.
+        self.strategy = Choice("memory-first", "default")
+        self.suspects: list[str] = []  # path:line, best first, once localized (for the end message)
+        self.setup_error = ""  # a run that could not start: sandbox | interpreter | internal
+        self.review: dict[str, Any] = {}  # the reviewer's word on the fix offered (or the last one it rejected)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        if self.runner is not None:
+            self.runner.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
+        log = RunLog(self.workspace, self.run_id)
+
+        noted: list[bool] = []
+
+        def handle(event: Event) -> None:
+            if event.kind == "started":
+                event = replace(event, data={**event.data, "python": self.python, "limits": self.limits()})
+            if event.kind == "finished" and not noted:  # stopped before it started: the settings still count
+                notes(event.time)
+            if event.kind == "localized":
+                self.suspects = [str(x) for x in event.data.get("suspects", ())]
+            if event.kind == "reviewed":  # the last word stands: the review of the fix offered
+                self.review = {k: event.data[k] for k in ("verdict", "reason", "by")} | {"candidate": event.candidate}
+            log.event(event)
+            on_event(event)
+            if event.kind == "started" and not noted:
+                notes(event.time)
+
+        def notes(when: float) -> None:
+            noted.append(True)
+            for note in self.notes:
+                handle(Event("note", self.run_id, when, "start", None, {"message": f"config: {note}", "config": note}))
+
+        def chosen(choice: Choice) -> None:
+            self.strategy = choice
+            when = time.monotonic()
+            handle(Event("strategy", self.run_id, when, "search", None, choice.log_fields()))
+            if choice.note:
+                handle(Event("note", self.run_id, when, "search", None,
+                             {"message": f"config: {choice.note}", "config": choice.note}))
+
+        copy_seconds = 0.0
+        try:
+            t0 = time.monotonic()
+            self.runner = make_runner(self.task, self.settings)
+            copy_seconds = time.monotonic() - t0
+            self.python = self.runner.interpreter.describe()
+            self.originals = dict(self.runner.scratch.disk)
+            self.encodings = {n: f.encoding for n, f in self.runner.scratch.files.items()}
+            ports = self.ports(self.runner, chosen)
+            if self._cancel.is_set():
+                outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
+            else:
+                outcome = drive(run(self.task, ports, self.run_id), handle)
+                record_strategy(ports.memory, self.strategy.strategy, outcome)  # what the bandit learns from
+        except Exception as e:  # a program failure still ends the run cleanly, with a summary
+            # No working sandbox is a setup problem with its own instructions, not an internal error.
+            message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
+                       else f"internal error: {type(e).__name__}: {e}")
+            self.setup_error = ("sandbox" if isinstance(e, SandboxUnavailable) else
+                                "interpreter" if isinstance(e, InterpreterUnusable) else "internal")
+            outcome = Outcome(Status.ERROR, self.run_id, message)
+            handle(Event("finished", self.run_id, time.monotonic(), "done", None,
+                         {"status": "error", "message": outcome.message}))
+        finally:
+            if self.runner is not None:
+                self.runner.close()
+        if self._cancel.is_set() and outcome.status is not Status.FIXED:
+            outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
+        outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
+        self.outcome = outcome
+        told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
+        extra = ({"hooks": [told]} if told else {}) | ({"review": self.review} if self.review else {})
+        self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome)), **extra})
+        remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
+        self.summary["python"] = self.runner.python if self.runner is not None else ""
+        self.summary["limits"] = self.limits()
+        offer = self.runner.install_offer if self.runner is not None else None
+        if offer is not None:
+            self.summary["install"] = {"module": offer.module, "requirement": offer.requirement, "where": offer.where,
+                                       "python": offer.python, "command": offer.command}
+        return outcome
+
+    def situation(self, outcome: Outcome) -> Situation:
+        """What the end message needs to say what was tried and what to do next."""
+        s = self.settings
+        no_model = ("disabled" if not s.llm.enabled else "offline" if s.offline else
+                    "no key" if not llm_api_key(s) else "")
+        return Situation(outcome, s, self.task.scope, tuple(self.suspects),
+                         self.runner.python if self.runner is not None else "", no_model, self.setup_error)
+
+    def ports(self, runner: PytestRunner, on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
+        """The loop's adapters for this run, as the settings choose them (`wiring`)."""
+        return make_ports(self.task, self.settings, runner, self._cancel.is_set, time.monotonic, on_choice)
+
+    def limits(self) -> dict[str, Any]:
+        """The limits this run really uses (after any refused project value), for the log and the summary."""
+        s = self.settings
+        return {**dataclasses.asdict(s.limits()), "warm_workers": s.warm_workers, "backend": s.sandbox.backend,
+                "sandbox_memory_mb": s.sandbox.memory_mb, "sandbox_processes": s.sandbox.processes,
+                "disk_quota_mb": s.sandbox.disk_quota_mb,
+                "input_price_per_mtok": s.llm.input_price_per_mtok, "output_price_per_mtok": s.llm.output_price_per_mtok}
+
+    def install(self) -> Installed:
+        """Install the package this run found missing (the user said yes), logged in the run's folder."""
+        runner = self.runner
+        assert runner is not None and runner.install_offer is not None
+        done = install(runner.install_offer, runner.interpreter, runner.sandbox, self.settings.install)
+        record_decision(self.workspace, self.run_id, {"decision": "install", **done.record})
+        return done
+
+    def apply(self) -> ApplyResult:
+        if self.outcome is None or self.outcome.patch is None:
+            return ApplyResult((), ("there is no fix to apply",))
+        result = apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
+        told = tell(ON_APPLY, self.settings.hooks, self.outcome.patch, self.workspace) if result.ok else ""
+        return dataclasses.replace(result, said=(told,)) if told else result

@@ -1,0 +1,381 @@
+"""What a name is, as far as the code says: the type knowledge a type-aware search uses.
+
+A name is a function, a class, a module, or a value; a value's type is known from an annotation, a
+literal it is assigned (`count = 0`), or an obvious constructor (`seen = set()`, `p = Point(...)`,
+`n = len(xs)`). A name bound in several ways, or not at all, is unknown (""), and unknown never rules a
+candidate out. Where nothing else tells, a local's use in its function does (`context.role`: indexed
+or iterated, a sequence; in arithmetic or range(), a number). By Python's naming convention a name imported `from` elsewhere is a function, class or
+module (`import`) unless it is written like a constant (`MAX_SIZE`).
+
+`may_stand_for` tells whether one name may replace another where it is read: never a function, class or
+module where a value was, and never a value of a type the place cannot take (`n - items` with `items` a
+list, `len(count)`, `xs[name]` with `name` a string and `xs` a list).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+from tree_sitter import Node
+
+from fixloop.engines.repair.context import facts, function_of, role
+from fixloop.engines.repair.syntax import enclosing, text_of, walk
+
+CALLABLES = ("function", "class", "import")
+NOT_VALUES = CALLABLES + ("module",)
+TYPES = ("number", "bool", "str", "bytes", "list", "tuple", "dict", "set", "none", "sequence")
+SEQUENCES = ("str", "bytes", "list", "tuple", "sequence")
+CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+NUMBER_CALLS = ("int", "float", "len", "abs", "round", "ord", "hash", "sum", "complex", "divmod")
+STR_CALLS = ("str", "repr", "chr", "format", "hex", "bin", "oct", "ascii")
+TYPE_CALLS = {"list": "list", "sorted": "list", "dict": "dict", "set": "set", "frozenset": "set", "tuple": "tuple",
+              "bool": "bool", "isinstance": "bool", "callable": "bool", "any": "bool", "all": "bool", "bytes": "bytes"}
+STR_METHODS = ("join", "lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold", "zfill",
+               "ljust", "rjust", "center", "removeprefix", "removesuffix")
+METHOD_TYPES = {"split": "list", "splitlines": "list", "rsplit": "list", "count": "number", "find": "number",
+                "rfind": "number", "index": "number", "startswith": "bool", "endswith": "bool", "isdigit": "bool",
+                "isalpha": "bool", "isspace": "bool", "encode": "bytes", "decode": "str"}
+ANNOTATIONS = {"int": "number", "float": "number", "complex": "number", "bool": "bool", "str": "str", "bytes": "bytes",
+               "list": "list", "List": "list", "dict": "dict", "Dict": "dict", "DefaultDict": "dict", "OrderedDict": "dict",
+               "Counter": "dict", "set": "set", "Set": "set", "frozenset": "set", "FrozenSet": "set", "tuple": "tuple",
+               "Tuple": "tuple", "Callable": "", "Type": "", "type": "", "Optional": "value", "Union": "value",
+               "Any": ""}
+ITERATING = ("len", "sorted", "sum", "enumerate", "zip", "list", "tuple", "set", "frozenset", "reversed", "iter",
+             "any", "all", "dict", "min", "max")
+ORDERED = ("<", ">", "<=", ">=")
+_FUNCTIONS: dict[bytes, dict[str, list[str]]] = {}
+_MODULES: dict[bytes, dict[str, list[str]]] = {}
+
+
+def is_value(kind: str) -> bool:
+    return kind == "value" or kind in TYPES or kind.startswith("instance:")
+
+
+def kind_of(name: str, at: Node, depth: int = 0) -> str:
+    """What `name` is where `at` reads it (see the module's docstring); "" when it cannot be told."""
+    fn = enclosing(at, "function_definition")
+    while fn is not None:
+        found = _function_bindings(fn).get(name)
+        if found is not None:
+            return _merge(found, at, depth)
+        fn = enclosing(fn, "function_definition")
+    root = at
+    while root.parent is not None:
+        root = root.parent
+    found = _module_bindings(root).get(name)
+    return _merge(found, at, depth) if found is not None else _builtin(name)
+
+
+def _builtin(name: str) -> str:
+    value = getattr(builtins, name, None) if not name.startswith("_") else None
+    return "class" if isinstance(value, type) else "function" if callable(value) else ""
+
+
+def _merge(kinds: list[str], at: Node, depth: int) -> str:
+    """One kind for a name bound several times: the common one, "value" for values of several types."""
+    resolved = {_resolved(k, at, depth) for k in kinds}
+    if not resolved or "" in resolved:
+        return ""
+    if len(resolved) == 1:
+        return resolved.pop()
+    values = resolved - {"none"}
+    if len(values) == 1 and is_value(next(iter(values))):
+        return "value"  # `best = None` then a value: still a value, its type not settled
+    return "value" if all(is_value(k) for k in resolved) else ""
+
+
+def _resolved(kind: str, at: Node, depth: int) -> str:
+    if kind.startswith("alias:"):
+        return kind_of(kind[6:], at, depth + 1) if depth < 4 else ""
+    if kind.startswith("made:"):
+        return f"instance:{kind[5:]}" if depth < 4 and kind_of(kind[5:], at, depth + 1) == "class" else "value"
+    return kind
+
+
+def expression_type(node: Node, depth: int = 0) -> str:
+    """The kind of what an expression evaluates to, in the same words as `kind_of`."""
+    kind = node.type
+    simple = {"integer": "number", "float": "number", "true": "bool", "false": "bool", "none": "none",
+              "concatenated_string": "str", "list": "list", "list_comprehension": "list", "tuple": "tuple",
+              "dictionary": "dict", "dictionary_comprehension": "dict", "set": "set", "set_comprehension": "set",
+              "lambda": "function", "comparison_operator": "bool", "not_operator": "bool"}
+    if kind in simple:
+        return simple[kind]
+    if kind == "string":
+        return "bytes" if text_of(node)[:2].lower() in ("b'", 'b"', "rb", "br") else "str"
+    if kind == "identifier":
+        return kind_of(text_of(node), node, depth + 1) if depth < 4 else ""
+    if kind == "parenthesized_expression" and node.named_child_count == 1:
+        return expression_type(node.named_children[0], depth)
+    if kind == "call":
+        return _call_type(node, resolve=depth < 4)
+    if kind == "binary_operator":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        sides = {expression_type(s, depth + 1) for s in (left, right) if s is not None}
+        if sides <= {"number", "bool"}:
+            return "number"
+        op = node.child_by_field_name("operator")
+        if op is not None and text_of(op) == "%" and left is not None and expression_type(left, depth + 1) == "str":
+            return "str"
+        return "value"
+    if kind == "unary_operator":
+        arg = node.child_by_field_name("argument")
+        return "number" if arg is not None and expression_type(arg, depth + 1) in ("number", "bool") else "value"
+    return "value"
+
+
+def _call_type(node: Node, resolve: bool = True) -> str:
+    fn = node.child_by_field_name("function")
+    if fn is None:
+        return "value"
+    if fn.type == "attribute":
+        method = text_of(fn.child_by_field_name("attribute") or fn)
+        return "str" if method in STR_METHODS else METHOD_TYPES.get(method, "value")
+    name = text_of(fn)
+    if name in NUMBER_CALLS:
+        return "number"
+    if name in STR_CALLS:
+        return "str"
+    if name in TYPE_CALLS:
+        return TYPE_CALLS[name]
+    if resolve and fn.type == "identifier" and kind_of(name, node) == "class":
+        return f"instance:{name}"
+    return "value"
+
+
+def annotation_type(node: Node, resolve: bool = True) -> str:
+    """The kind an annotation promises: a value type, a class's instance, "value" or "" (a callable, a type)."""
+    text = text_of(node).strip().strip("'\"")
+    if "|" in text or text.startswith(("Optional", "Union")):
+        return "value"
+    head = text.split("[")[0].split(".")[-1]
+    if head in ANNOTATIONS:
+        return ANNOTATIONS[head]
+    if not resolve:
+        return "made:" + head if head.isidentifier() else "value"
+    return f"instance:{head}" if kind_of(head, node) == "class" else "value"
+
+
+def _function_bindings(fn: Node) -> dict[str, list[str]]:
+    """Name -> how the function binds it: its parameters, assignments, loops, nested definitions."""
+    key = fn.text or b""
+    got = _FUNCTIONS.get(key)
+    if got is None:
+        if len(_FUNCTIONS) > 256:
+            _FUNCTIONS.clear()
+        got = _FUNCTIONS[key] = _read_function(fn)
+    return got
+
+
+def _read_function(fn: Node) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    called = {text_of(c.child_by_field_name("function")) for c in walk(fn)  # type: ignore[arg-type]
+              if c.type == "call" and c.child_by_field_name("function") is not None}
+    params = fn.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else ():
+        ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
+            (c for c in p.named_children if c.type == "identifier"), None)
+        if ident is None or ident.type != "identifier":
+            continue
+        name, hint, value = text_of(ident), p.child_by_field_name("type"), p.child_by_field_name("value")
+        kind = annotation_type(hint, False) if hint is not None else _static(value) if value is not None else "value"
+        if p.type in ("list_splat_pattern",):
+            kind = "tuple"
+        elif p.type == "dictionary_splat_pattern":
+            kind = "dict"
+        out[name] = ["" if name in called else kind or ""]
+    body = fn.child_by_field_name("body")
+    for node in _own_nodes(body) if body is not None else ():
+        _bind(node, out)
+    return out
+
+
+def _static(value: Node) -> str:
+    """A default's type, known only when it is a literal (a name in a default is looked up at import)."""
+    kind = "" if value.type == "identifier" else _call_type(value, False) if value.type == "call" else expression_type(value, 5)
+    return "value" if kind == "none" else kind
+
+
+def _own_nodes(body: Node) -> list[Node]:
+    """The nodes of a body, not descending into nested functions and classes (their names are theirs)."""
+    out: list[Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if node.type in ("function_definition", "class_definition") and node is not body:
+            continue
+        stack.extend(node.named_children)
+    return out
+
+
+def _bind(node: Node, out: dict[str, list[str]]) -> None:
+    kind = node.type
+    if kind in ("function_definition", "class_definition"):
+        name = node.child_by_field_name("name")
+        if name is not None:
+            out.setdefault(text_of(name), []).append("function" if kind == "function_definition" else "class")
+    elif kind == "assignment":
+        left, right, hint = node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("type")
+        if left is not None and left.type == "identifier":
+            value = annotation_type(hint, False) if hint is not None else _assigned(right) if right is not None else ""
+            out.setdefault(text_of(left), []).append(value)
+        elif left is not None:
+            for name in _targets(left):
+                out.setdefault(name, []).append("value")
+    elif kind in ("for_statement", "for_in_clause", "as_pattern", "named_expression"):
+        target = node.child_by_field_name("left") or node.child_by_field_name("alias") or node.child_by_field_name("name")
+        for name in _targets(target) if target is not None else ():
+            out.setdefault(name, []).append("value")
+    elif kind in ("import_statement", "import_from_statement"):
+        for name, what in _imported(node):
+            out.setdefault(name, []).append(what)
+
+
+def _targets(node: Node) -> list[str]:
+    """Names an assignment target binds (`a`, `a, (b, c)`, `*rest`), not `x[i]` or `obj.attr`."""
+    if node.type == "identifier":
+        return [text_of(node)]
+    if node.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "parenthesized_expression",
+                     "list_splat_pattern", "as_pattern_target", "expression_list"):
+        return [name for child in node.named_children for name in _targets(child)]
+    return []
+
+
+def _assigned(right: Node) -> str:
+    """How an assignment binds its target; a name or a call of one is looked up when asked for (the
+    binding table is still being read)."""
+    if right.type == "identifier":
+        return "alias:" + text_of(right)
+    if right.type == "call":
+        fn = right.child_by_field_name("function")
+        kind = _call_type(right, resolve=False)
+        return "made:" + text_of(fn) if kind == "value" and fn is not None and fn.type == "identifier" else kind
+    return expression_type(right, 5)
+
+
+def _imported(node: Node) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if node.type == "import_statement":
+        for item in node.named_children:
+            alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+            dotted = item.child_by_field_name("name") if item.type == "aliased_import" else item
+            if dotted is not None:
+                out.append((text_of(alias) if alias is not None else text_of(dotted).split(".")[0], "module"))
+        return out
+    for item in node.children_by_field_name("name"):
+        alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+        name = text_of(alias if alias is not None else item.child_by_field_name("name") or item)
+        out.append((name, "value" if CONSTANT.match(name) else "import"))
+    return out
+
+
+def _module_bindings(root: Node) -> dict[str, list[str]]:
+    key = root.text or b""
+    got = _MODULES.get(key)
+    if got is None:
+        if len(_MODULES) > 32:
+            _MODULES.clear()
+        got = {}
+        for node in _own_nodes(root):
+            if node.parent is not None and enclosing(node, "function_definition", "class_definition") is None or \
+                    node.type in ("function_definition", "class_definition") and \
+                    enclosing(node, "function_definition", "class_definition") is None:
+                _bind(node, got)
+        _MODULES[key] = got
+    return got
+
+
+def may_stand_for(node: Node, new: str) -> bool:
+    """Whether the name `new` may replace the identifier `node`, read as a value where it is."""
+    old_kind, new_kind = kind_of(text_of(node), node), kind_of(new, node)
+    if is_value(old_kind) and new_kind in NOT_VALUES:
+        return False
+    if old_kind in CALLABLES and is_value(new_kind):
+        return False
+    if old_kind == "module" and new_kind not in ("module", ""):
+        return False
+    return accepts(node, new_kind if new_kind in TYPES else _role(new, node) or new_kind)
+
+
+def _typed(node: Node) -> str:
+    kind = expression_type(node)
+    return kind if kind in TYPES or node.type != "identifier" else _role(text_of(node), node) or kind
+
+
+def _role(name: str, at: Node) -> str:
+    """A local's type as its function uses it (subscripted, iterated: a sequence; in arithmetic: a number)."""
+    fn = function_of(at)
+    f = facts(fn) if fn is not None else None
+    return {"number": "number", "sequence": "sequence"}.get(role(name, f), "") if f is not None and name in f.locals else ""
+
+
+def accepts(node: Node, kind: str) -> bool:
+    """Whether the place of `node` can take a value of `kind` (True when either is unknown)."""
+    if kind not in TYPES or kind == "none":
+        return not kind.startswith("instance:") or _instance_fits(node)
+    parent = node.parent
+    if parent is None:
+        return True
+    ptype = parent.type
+    numeric = kind in ("number", "bool")
+    if ptype == "binary_operator":
+        op = text_of(parent.child_by_field_name("operator") or parent)
+        other = parent.child_by_field_name("right" if parent.child_by_field_name("left") == node else "left")
+        other_kind = _typed(other) if other is not None else ""
+        if op in ("/", "//", "**") or op == "-" and kind != "set":
+            return numeric
+        if op == "-":  # a set difference, with a set
+            return other_kind not in TYPES or other_kind in ("set", "none")
+        if op == "+" and other_kind in TYPES and other_kind != "none":
+            return _compatible(kind, other_kind)
+        return kind not in ("dict", "none")
+    if ptype in ("unary_operator", "slice"):
+        return numeric
+    if ptype == "comparison_operator":
+        ops = [text_of(c) for c in parent.children if not c.is_named]
+        others = [c for c in parent.named_children if c != node]
+        if any(o in ORDERED for o in ops):
+            return all(_compatible(kind, _typed(o)) for o in others)
+        if ops and ops[0] in ("in", "not in") and parent.named_children[-1] == node:
+            return not numeric
+        return True
+    if ptype == "subscript":
+        if parent.child_by_field_name("value") == node:
+            return kind not in ("number", "bool", "set")
+        container = parent.child_by_field_name("value")
+        ctype = _typed(container) if container is not None else ""
+        if ctype in ("list", "tuple", "str", "bytes"):
+            return numeric
+        return not (ctype == "dict" and kind in ("list", "dict", "set"))
+    if ptype == "for_statement" and parent.child_by_field_name("right") == node:
+        return not numeric
+    call = parent.parent if ptype == "argument_list" else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    if callee is not None and text_of(callee) in ITERATING and len(parent.named_children) == 1:
+        return not numeric
+    if callee is not None and text_of(callee) == "range":
+        return numeric
+    return True
+
+
+def _instance_fits(node: Node) -> bool:
+    """A project class's instance does no arithmetic and is no index, as far as anyone can tell."""
+    parent = node.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_operator" and text_of(parent.child_by_field_name("operator") or parent) in ("/", "//", "**"):
+        return False
+    return not (parent.type == "subscript" and parent.child_by_field_name("value") != node and
+                expression_type(parent.child_by_field_name("value")) in ("list", "tuple", "str"))  # type: ignore[arg-type]
+
+
+def _compatible(a: str, b: str) -> bool:
+    if a not in TYPES or b not in TYPES or "none" in (a, b):
+        return True
+    if "sequence" in (a, b):
+        return a in SEQUENCES and b in SEQUENCES
+    if {a, b} <= {"number", "bool"} or {a, b} <= {"list", "tuple"}:
+        return True
+    return a == b
