@@ -41,8 +41,8 @@ def command(project: Path, data: Path) -> tuple[float, dict]:
 def in_process(project: Path, data: Path) -> float:
     """Load (records cached after the first time) and compute the KPIs, in this process."""
     os.environ["XDG_DATA_HOME"] = str(data)
-    from fixloop.adapters.history import kpis
-    from fixloop.adapters.history.store import load
+    from fixloop.application.history import kpis
+    from fixloop.application.history.store import load
 
     t0 = time.perf_counter()
     kpis.compute(load([project]).records)
@@ -51,7 +51,7 @@ def in_process(project: Path, data: Path) -> float:
 
 def fingerprint(project: Path) -> float:
     """What a warm `fixloop stats` does besides starting: list the runs and stat their files."""
-    from fixloop.adapters.history.store import fingerprint as digest
+    from fixloop.application.history.store import fingerprint as digest
 
     t0 = time.perf_counter()
     digest([project], None)

@@ -17,12 +17,11 @@ from typing import Any, Optional
 import typer
 
 from fixloop import __version__
-from fixloop.application.config import Settings, load, project_settings
+from fixloop.application.config import Settings, load, project_settings, sandbox_choices as backend_choices
 from fixloop.core.model import Scope, Status
 from fixloop.kit.printable import log_to, printable, shown
 from fixloop.kit.screen import console, print_diff
 from fixloop.run_display import RunDisplay, show_end
-from fixloop.adapters.sandbox.backends import choices as backend_choices
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -157,8 +156,8 @@ def fix(
 def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
     """What this fix saved against the generic search's medians for its error class in this project's history
     (history/sources.py); None when the search fixed it, or never fixed a bug of that class here."""
-    from fixloop.adapters.history.sources import baselines, saving
-    from fixloop.adapters.history.store import load
+    from fixloop.application.history.sources import baselines, saving
+    from fixloop.application.history.store import load
 
     records = load([workspace]).records  # cached: only this run's folder is read afresh
     rec = next((r for r in records if r["run_id"] == run_id), None)
@@ -313,19 +312,14 @@ def doctor(
     memory: Optional[str] = typer.Option(None, "--memory", envvar="FIXLOOP_MEMORY", help="Memory store path or URI."),
 ) -> None:
     """Show which sandbox backends work here, which one a run would use, and what each guarantees."""
-    from fixloop.adapters.sandbox.doctor import render
+    from fixloop.application.wiring import doctor as report
 
     overrides: dict[str, Any] = {"sandbox": {"backend": sandbox}} if sandbox else {}
     if memory:
         overrides["memory"] = {"uri": memory}
     settings, _ = _settings_for(path.expanduser(), overrides)
-    text, ok = render(settings.sandbox)
-    sys.stdout.write(printable(text, multiline=True))
-    from fixloop.adapters.memory.doctor import check as check_memory
-    from fixloop.application.wiring import hook_lines
-
-    memory_lines, _ = check_memory(settings.memory)  # memory is an aid: it never fails the doctor
-    sys.stdout.write("\n" + printable("\n".join(memory_lines + hook_lines(settings)), multiline=True) + "\n")
+    text, ok = report(settings)
+    sys.stdout.write(printable(text, multiline=True) + "\n")
     raise typer.Exit(0 if ok else 1)
 
 
@@ -336,8 +330,8 @@ def version() -> None:
 
 
 def _memory_app() -> typer.Typer:
-    from fixloop.adapters.memory.cli import memory_app
-    from fixloop.engines.mined.cli import templates_app  # `fixloop memory templates`: the front end composes the two
+    from fixloop.application.memory_commands import memory_app
+    from fixloop.application.template_commands import templates_app  # `fixloop memory templates`: the front end composes the two
 
     memory_app.add_typer(templates_app, name="templates")
     return memory_app
@@ -347,7 +341,7 @@ app.add_typer(_memory_app(), name="memory")
 
 
 def _history_commands() -> None:
-    from fixloop.adapters.history.cli import register  # history, show, stats, report
+    from fixloop.application.history.cli import register  # history, show, stats, report
 
     register(app)
 
@@ -356,7 +350,7 @@ _history_commands()
 
 
 def _tests_command() -> None:
-    from fixloop.engines.testgen.cli import register  # tests PATH::function
+    from fixloop.application.testgen.cli import register  # tests PATH::function
 
     register(app)
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from fixloop.engines.testgen.examples import docstring_examples, render_test, text_examples
+from fixloop.application.testgen.examples import docstring_examples, render_test, text_examples
 
 
 @pytest.mark.parametrize("goal, claims", [

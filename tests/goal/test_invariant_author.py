@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.goal.offline import OfflineAuthor
-from fixloop.application.goal.ports import GoalContext, GoalRefused, Target
+from fixloop.core.goal import GoalContext, GoalRefused, Target
 from fixloop.application.goal.stated import stated
 
 MOD = '''def cap(x: int) -> int:

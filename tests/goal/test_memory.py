@@ -9,7 +9,7 @@ import pytest
 from fixloop.application.config import MemorySettings
 from fixloop.core.model import FileChange, Patch
 from fixloop.application.goal import memory
-from fixloop.application.goal.ports import Spec
+from fixloop.core.goal import Spec
 
 
 @pytest.mark.e2e  # LanceDB and the embedder load (about 15 s)

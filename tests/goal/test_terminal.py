@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from fixloop.application.goal.ports import Question
+from fixloop.core.goal import Question
 from fixloop.application.goal.terminal import prompt
 
 Q = Question("target", "Which function is the goal about?", ("a.py::f", "b.py::f"), "a.py::f")

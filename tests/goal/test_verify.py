@@ -11,7 +11,7 @@ from fixloop.application.config import SandboxSettings
 from fixloop.core.model import Frame, Limits, TestReport, TestResult
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.select import choose
-from fixloop.engines.testgen.verify import PASSES, judge, verify
+from fixloop.application.testgen.verify import PASSES, judge, verify
 from tests.conftest import PYTHON
 
 T = "tests/test_f_goal.py"

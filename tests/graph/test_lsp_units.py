@@ -3,7 +3,7 @@ with the entity in its data (and no memory id, so no past-fix action is offered 
 
 from __future__ import annotations
 
-from fixloop.adapters.graph.notes import EntityWarning
+from fixloop.core.model import EntityWarning
 from fixloop.lsp.diagnostics import memory_diagnostic
 from fixloop.lsp.providers import entity_pattern
 

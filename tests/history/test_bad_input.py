@@ -10,8 +10,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.adapters.history import files
-from fixloop.adapters.history.store import cache_file, load
+from fixloop.application.history import files
+from fixloop.application.history.store import cache_file, load
 
 from .synth import Cand, Spec, write
 

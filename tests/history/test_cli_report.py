@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.adapters.history.store import remember_project
+from fixloop.application.history.store import remember_project
 
 from .synth import Cand, Spec, write
 

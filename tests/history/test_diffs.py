@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import unified_diff
-from fixloop.adapters.history import diffs
+from fixloop.application.history import diffs
 
 BEFORE = "".join(f"line {i}\n" for i in range(1, 21))
 

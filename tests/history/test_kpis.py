@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.adapters.history import kpis
-from fixloop.adapters.history.store import load
+from fixloop.application.history import kpis
+from fixloop.application.history.store import load
 
 from .synth import Cand, Spec, write
 

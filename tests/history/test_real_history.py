@@ -99,7 +99,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def independent_kpis(roots: list[Path]) -> dict[str, Any]:
-    """The KPIs counted straight from the files, sharing no code with fixloop.adapters.history."""
+    """The KPIs counted straight from the files, sharing no code with fixloop.application.history."""
     runs = []
     for root in roots:
         for d in sorted((root / ".fixloop" / "runs").iterdir()):

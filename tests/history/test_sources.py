@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.adapters.history.sources import by_source
+from fixloop.application.history.sources import by_source
 
 from .synth import Cand, Spec, write
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fixloop.cli import app
-from fixloop.adapters.history.strategies import NOT_RECORDED, compare, mean_interval, ratio_interval, wilson
+from fixloop.application.history.strategies import NOT_RECORDED, compare, mean_interval, ratio_interval, wilson
 
 from .synth import Cand, Spec, run_id, write
 
@@ -92,7 +92,7 @@ def test_a_run_s_strategy_text_is_bounded_and_odd_values_are_ignored() -> None:
 
 
 def test_a_run_s_strategy_comes_from_its_summary_or_its_events() -> None:
-    from fixloop.adapters.history.record import build
+    from fixloop.application.history.record import build
 
     started = b'{"kind": "started", "time": 1.0, "strategy": "mutation-first"}\n'
     assert build("r", "p", {"events.jsonl": started}, [], 0.0)["strategy"] == "mutation-first"

@@ -9,7 +9,7 @@ import pytest
 
 from fixloop.application.config import LLMSettings
 from fixloop.core.model import Limits, Usage
-from fixloop.application.goal.ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
+from fixloop.core.goal import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
 from fixloop.adapters.llm.goal_author import ClaudeGoalAuthor
 
 from .fake_anthropic import Error, FakeAnthropic, message, text, tool_use

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fixloop.core.model import Limits, Status, Usage
 from fixloop.adapters.llm.cost import Meter
 from fixloop.adapters.llm.reviewer import ModelReviewer
-from fixloop.application.model_settings import LLMSettings, RoleSettings, RolesSettings
+from fixloop.adapters.llm.settings import LLMSettings, RoleSettings, RolesSettings
 from tests.core.test_loop import GOOD, _run
 from tests.core.test_review import ALSO_GOOD, after
 from tests.fakes import ScriptedProposer

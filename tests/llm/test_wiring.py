@@ -19,7 +19,7 @@ from fixloop.adapters.llm.proposer import LLMProposer
 from fixloop.adapters.memory.replay import MemoryReplayProposer
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.application.session import FixSession
-from fixloop.engines.mined.proposer import MinedTemplateProposer
+from fixloop.adapters.mined.proposer import MinedTemplateProposer
 from fixloop.application.wiring import PROPOSERS, llm_api_key, make_proposers, with_api_key
 from tests.conftest import PYTHON
 

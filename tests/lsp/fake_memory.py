@@ -17,7 +17,7 @@ from fixloop.core.model import FileChange, Patch, PatternHit
 from fixloop.core.patch import unified_diff
 from fixloop.adapters.memory.learning import MIN_PATTERN_TOKENS, fix_summary
 from fixloop.adapters.memory.pastfix import FixDetail, KnownFix, hits_in
-from fixloop.adapters.memory.shapes import changed_statements, edits_to_json
+from fixloop.kit.shapes import changed_statements, edits_to_json
 
 
 class FakeMemory:

@@ -178,7 +178,7 @@ def test_priors_learn_the_new_operator_families_by_name(memory: LearningMemory) 
 
 
 def test_a_template_that_missed_where_the_run_was_not_fixed_is_not_blamed(memory: LearningMemory) -> None:
-    from fixloop.engines.mined.registry import records
+    from fixloop.adapters.mined.registry import records
 
     path = "shop/price.py"
 

@@ -153,7 +153,7 @@ def test_every_operator_name_fixloop_writes_is_one_the_default_shares() -> None:
     from fixloop.core.strategies import STRATEGIES
     from fixloop.adapters.memory.codefree import STRATEGY_CLASS, code_free
     from fixloop.engines.repair.catalog import DEFAULT_PRIORS
-    from fixloop.engines.strategies import outcomes
+    from fixloop.adapters.memory import outcomes
 
     assert STRATEGY_CLASS == outcomes.STRATEGY_CLASS and outcomes.SOURCE == "strategy"
     names = [*DEFAULT_PRIORS, "replay", "edit", "text_edit", "add_import", "none_guard", "mined:0123456789ab"]

@@ -8,7 +8,7 @@ from fixloop.core.model import FileChange, Outcome, Patch, Status, TestReport, T
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.learning import LearningMemory
-from fixloop.adapters.memory.shapes import StatementEdit, edits_to_json, statement_tokens
+from fixloop.kit.shapes import StatementEdit, edits_to_json, statement_tokens
 from fixloop.adapters.memory.store import MemoryStore
 
 from .conftest import failing_report

@@ -15,7 +15,8 @@ from fixloop.adapters.memory.priors import (
     learned_priors,
 )
 from fixloop.engines.repair.mutate import MutationProposer, run_priors
-from fixloop.engines.repair.search import EXPLORE_MAX, EXPLORE_PREFIX, explore_first, ranked, single_candidates
+from fixloop.core.ports import EXPLORE_PREFIX
+from fixloop.engines.repair.search import EXPLORE_MAX, explore_first, ranked, single_candidates
 
 from .conftest import failing_report
 
@@ -92,7 +93,7 @@ def test_a_teammates_hostile_statistics_move_the_priors_no_further_than_the_boun
     import math
 
     from fixloop.adapters.memory.priors import EXPLORE_RANGE
-    from fixloop.engines.strategies.outcomes import record_of
+    from fixloop.adapters.memory.outcomes import record_of
 
     def row(n: int, operator: str, success: bool, weight: float, error_class: str = "AssertionError",
             source: str = "test") -> dict:

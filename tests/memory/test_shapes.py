@@ -1,5 +1,5 @@
 from fixloop.core.patch import TextEdit, apply_edits
-from fixloop.adapters.memory.shapes import (
+from fixloop.kit.shapes import (
     changed_statements, code_of, shape_similarity, statement_shape, statement_tokens, statements, transfer,
 )
 

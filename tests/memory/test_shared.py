@@ -11,7 +11,7 @@ import pytest
 
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.shared import RemoteStore, SharedStore
-from fixloop.engines.mined.mine import mine
+from fixloop.adapters.mined.mine import mine
 
 from .s3server import SECRET
 from .shared_helpers import failure, learner, machine

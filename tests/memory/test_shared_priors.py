@@ -15,7 +15,7 @@ from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.shared import RemoteStore
 from fixloop.engines.repair.mutate import MutationProposer
-from fixloop.engines.repair.search import EXPLORE_PREFIX
+from fixloop.core.ports import EXPLORE_PREFIX
 
 from .conftest import failing_report
 from .shared_helpers import learner, machine

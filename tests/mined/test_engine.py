@@ -13,9 +13,9 @@ from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.replay import MemoryReplayProposer
 from fixloop.adapters.memory.store import MemoryStore, new_id
-from fixloop.engines.mined.mine import mine
-from fixloop.engines.mined.proposer import MinedTemplateProposer
-from fixloop.engines.mined.registry import decide
+from fixloop.adapters.mined.mine import mine
+from fixloop.adapters.mined.proposer import MinedTemplateProposer
+from fixloop.adapters.mined.registry import decide
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.application.wiring import make_proposers
 

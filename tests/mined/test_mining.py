@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import time
 
-from fixloop.adapters.memory.shapes import changed_statements, statements
+from fixloop.kit.shapes import changed_statements, statements
 from fixloop.adapters.memory.store import MemoryStore, new_id
-from fixloop.engines.mined import model
-from fixloop.engines.mined.mine import mine
-from fixloop.engines.mined.model import MinedTemplate, PatternToken, abstract, apply_to, problem
-from fixloop.engines.mined.registry import all_templates, approved, decide, records
+from fixloop.adapters.mined import model
+from fixloop.adapters.mined.mine import mine
+from fixloop.adapters.mined.model import MinedTemplate, PatternToken, abstract, apply_to, problem
+from fixloop.adapters.mined.registry import all_templates, approved, decide, records
 
 from .helpers import CINEMA, LIBRARY, SHOP, teach, teach_strict_limit
 
@@ -166,7 +166,7 @@ def test_a_stored_template_that_no_longer_parses_is_skipped_with_a_message_and_k
                                    "spec": json.dumps(spec), "source": "import", "time": time.time()}])
     store.add("mined_templates", [{"id": new_id(), "template_id": "0badc0ffee00", "verdict": "approved",
                                    "spec": "{not json", "source": "import", "time": time.time()}])
-    with caplog.at_level("WARNING", logger="fixloop.engines.mined"):
+    with caplog.at_level("WARNING", logger="fixloop.adapters.mined"):
         assert [t.id for t in approved(store)] == [template.id]
     assert "mined template feedfacecafe is not used: its before-shape `ID1 >>> CONST1` does not parse" in caplog.text
     assert "mined template 0badc0ffee00: its stored form is unreadable" in caplog.text

@@ -10,8 +10,8 @@ from typing import Callable
 import pytest
 
 from fixloop.adapters.memory.shared import SharedStore
-from fixloop.engines.mined.mine import mine
-from fixloop.engines.mined.registry import approved, decide
+from fixloop.adapters.mined.mine import mine
+from fixloop.adapters.mined.registry import approved, decide
 from tests.memory.conftest import s3_server, shared_uri  # noqa: F401  (the shared server's fixtures)
 from tests.memory.shared_helpers import machine
 

@@ -13,8 +13,8 @@ from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.store import MemoryStore
-from fixloop.engines.mined.mine import mine
-from fixloop.engines.mined.registry import approved, decide
+from fixloop.adapters.mined.mine import mine
+from fixloop.adapters.mined.registry import approved, decide
 from fixloop.adapters.sandbox.select import probe
 from fixloop.application.session import FixSession
 from tests.backends import unavailable

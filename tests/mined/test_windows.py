@@ -7,12 +7,12 @@ import pytest
 
 from fixloop.core.model import Suspect, TestReport
 from fixloop.core.ports import ProposalContext
-from fixloop.adapters.memory.shapes import changed_statements
-from fixloop.engines.mined.edit import Window, generalise, window_of
-from fixloop.engines.mined.match import apply_in
-from fixloop.engines.mined.mine import patterns
-from fixloop.engines.mined.model import MinedTemplate, from_spec, problem
-from fixloop.engines.mined.proposer import MinedTemplateProposer
+from fixloop.kit.shapes import changed_statements
+from fixloop.adapters.mined.edit import Window, generalise, window_of
+from fixloop.adapters.mined.match import apply_in
+from fixloop.adapters.mined.mine import patterns
+from fixloop.adapters.mined.model import MinedTemplate, from_spec, problem
+from fixloop.adapters.mined.proposer import MinedTemplateProposer
 
 
 def _window(before: str, after: str) -> Window:

@@ -9,7 +9,7 @@ from fixloop.core.model import TestReport as Report
 from fixloop.core.model import TestResult as Result
 from fixloop.engines.repair.bindings import with_bindings
 from fixloop.engines.repair.localize import SpectrumLocalizer, TracebackLocalizer
-from fixloop.engines.repair.syntax import code_lines
+from fixloop.kit.syntax import code_lines
 
 
 def src(text: str) -> str:

@@ -17,7 +17,7 @@ from fixloop.core.patch import apply_edits
 from fixloop.engines.repair import catalog, conditions, ingredients, reshape
 from fixloop.engines.repair.operators import Operator
 from fixloop.engines.repair.search import single_candidates
-from fixloop.engines.repair.syntax import Offsets, parse, parses, walk
+from fixloop.kit.syntax import Offsets, parse, parses, walk
 from fixloop.application.session import FixSession
 
 BUGS = Path(__file__).resolve().parents[2] / "bench" / "bugs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from fixloop.engines.repair.members import MEMBER_CAP, add_member
-from fixloop.engines.repair.syntax import Offsets, parse, walk
+from fixloop.kit.syntax import Offsets, parse, walk
 from tests.repair.test_operators import contains, results
 
 

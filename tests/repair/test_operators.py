@@ -8,7 +8,7 @@ import pytest
 
 from fixloop.core.patch import apply_edits
 from fixloop.engines.repair import operators as ops
-from fixloop.engines.repair.syntax import Offsets, parse, parses, walk
+from fixloop.kit.syntax import Offsets, parse, parses, walk
 
 
 def results(operator: ops.Operator, source: str) -> set[str]:

@@ -7,7 +7,7 @@ import textwrap
 
 from fixloop.engines.repair import operators as ops
 from fixloop.engines.repair import reorder
-from fixloop.engines.repair.syntax import parses
+from fixloop.kit.syntax import parses
 
 from .test_operators import contains, results
 
@@ -56,7 +56,7 @@ def test_concat_order_on_strings_and_lists_only() -> None:
 
 def test_concat_order_weighs_evidence() -> None:
     def weight(src: str) -> float:
-        from fixloop.engines.repair.syntax import Offsets, parse, walk
+        from fixloop.kit.syntax import Offsets, parse, walk
 
         off = Offsets(src)
         return max(m.weight for n in walk(parse(src).root_node) for m in reorder.concat_order(n, off))
@@ -94,7 +94,7 @@ def test_plain_assignment_becomes_augmented_on_any_target() -> None:
 
 
 def test_plain_to_augmented_tries_the_common_operators_first() -> None:
-    from fixloop.engines.repair.syntax import Offsets, parse, walk
+    from fixloop.kit.syntax import Offsets, parse, walk
 
     src = "total = x\n"
     off = Offsets(src)

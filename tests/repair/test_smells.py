@@ -11,7 +11,7 @@ from fixloop.engines.repair import operators as ops
 from fixloop.engines.repair.context import one_apart
 from fixloop.engines.repair.localize import SpectrumLocalizer
 from fixloop.engines.repair.smells import smelly_lines, with_smells
-from fixloop.engines.repair.syntax import Offsets, parse, walk
+from fixloop.kit.syntax import Offsets, parse, walk
 
 GENERIC = (
     "def more_generic(type1, type2):\n"  # 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fixloop.core.model import Frame
 from fixloop.core.model import TestResult as Result
 from fixloop.core.patch import apply_edits
-from fixloop.engines.repair.syntax import parses
+from fixloop.kit.syntax import parses
 from fixloop.engines.repair.templates import Site, expected_actual, template_fixes
 
 

@@ -11,7 +11,7 @@ from fixloop.engines.repair.conditions import none_check
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
 from fixloop.engines.repair.offsets import argument_offset, return_offset
 from fixloop.engines.repair.search import single_candidates
-from fixloop.engines.repair.syntax import Offsets, parse, text_of, walk
+from fixloop.kit.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
 
 

@@ -21,7 +21,7 @@ from fixloop.adapters.runner.report import parse_report
 from fixloop.adapters.sandbox.plain import PlainSandbox
 from fixloop.adapters.sandbox.select import probe
 from fixloop.application.session import FixSession
-from fixloop.engines.strategies.bandit import Choice
+from fixloop.core.bandit import Choice
 from tests.backends import unavailable
 from tests.conftest import PYTHON
 from tests.fakes import Candidate, ScriptedProposer

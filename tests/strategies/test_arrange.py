@@ -8,7 +8,7 @@ from typing import Iterator
 from fixloop.core.model import Limits, Patch, Status, Usage
 from fixloop.core.ports import ProposalContext
 from fixloop.engines.strategies.arrange import Part, arrange, available, default_of
-from fixloop.engines.strategies.bandit import LEAD_MAX
+from fixloop.core.bandit import LEAD_MAX
 from fixloop.core.strategies import DEFAULT
 from tests.core.test_loop import GOOD, _run
 from tests.fakes import ScriptedProposer

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from fixloop.engines.strategies.bandit import EXPLORE_SHARE, MIN_RUNS, Choice, Tally, choose, reward
+from fixloop.core.bandit import EXPLORE_SHARE, MIN_RUNS, Choice, Tally, choose, reward
 from fixloop.core.strategies import DEFAULT, STRATEGIES
 
 ALL = list(STRATEGIES)

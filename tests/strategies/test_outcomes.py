@@ -12,8 +12,8 @@ from fixloop.core.model import Outcome, Scope, Status, Usage
 from fixloop.adapters.memory.factory import make_memory
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.engines.strategies.arrange import Part
-from fixloop.engines.strategies.bandit import MIN_RUNS, Choice, reward
-from fixloop.engines.strategies.outcomes import STRATEGY_CLASS, record, record_of
+from fixloop.core.bandit import MIN_RUNS, Choice, reward
+from fixloop.adapters.memory.outcomes import STRATEGY_CLASS, record, record_of
 from fixloop.application.wiring import make_ports, make_task
 from tests.core.test_loop import SOURCE, double_runner
 

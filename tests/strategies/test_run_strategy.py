@@ -13,7 +13,7 @@ import pytest
 
 from fixloop.application.config import MemorySettings
 from fixloop.adapters.memory.factory import make_memory
-from fixloop.engines.strategies.outcomes import record_of
+from fixloop.adapters.memory.outcomes import record_of
 from tests.conftest import PYTHON, REPO, fixloop_env
 
 pytestmark = pytest.mark.e2e  # whole fix runs through the CLI

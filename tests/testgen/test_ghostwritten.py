@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from fixloop.engines.testgen.ghostwritten import MAX_TEXT, ghostwritten
+from fixloop.application.testgen.ghostwritten import MAX_TEXT, ghostwritten
 
 HEADER = "# written by the ghostwriter\n\nimport pkg.codec\nfrom hypothesis import given, strategies as st\n\n"
 ROUNDTRIP = '''

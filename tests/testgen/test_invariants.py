@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.engines.testgen.invariant_tests import (NoProperty, invariant_properties, property_file, refusals,
+from fixloop.application.testgen.invariant_tests import (NoProperty, invariant_properties, property_file, refusals,
                                              stated_invariants)
-from fixloop.engines.testgen.invariants import read_invariants
-from fixloop.engines.testgen.properties import strategy
-from fixloop.engines.testgen.target import find
+from fixloop.application.testgen.invariants import read_invariants
+from fixloop.application.testgen.properties import strategy
+from fixloop.application.testgen.target import find
 
 
 @pytest.mark.parametrize("words, function, params, checks, preconditions", [

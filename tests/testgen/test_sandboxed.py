@@ -11,10 +11,10 @@ import pytest
 from fixloop.application.config import Settings
 from fixloop.adapters.runner.prepare import prepare
 from fixloop.adapters.sandbox.select import choose
-from fixloop.engines.testgen.harvest import Case
-from fixloop.engines.testgen.record import Recorder
-from fixloop.engines.testgen.service import generate
-from fixloop.engines.testgen.target import TestgenError, find
+from fixloop.application.testgen.harvest import Case
+from fixloop.application.testgen.record import Recorder
+from fixloop.application.testgen.service import generate
+from fixloop.application.testgen.target import TestgenError, find
 from tests.project_python import project_python
 
 PYTHON_H = project_python(("pytest", "hypothesis"))  # a project interpreter that has Hypothesis

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.engines.testgen.harvest import Case, calls_in, harvest, hint_cases
-from fixloop.engines.testgen.place import create, fresh_test_path, folder_for_tests
-from fixloop.engines.testgen.properties import inverse_name, properties, strategy
-from fixloop.engines.testgen.record import Recorded
-from fixloop.engines.testgen.render import characterization, property_tests, render
-from fixloop.engines.testgen.target import (Param, TestgenError, find, function_at, module_functions, module_name,
+from fixloop.application.testgen.harvest import Case, calls_in, harvest, hint_cases
+from fixloop.application.testgen.place import create, fresh_test_path, folder_for_tests
+from fixloop.application.testgen.properties import inverse_name, properties, strategy
+from fixloop.application.testgen.record import Recorded
+from fixloop.application.testgen.render import characterization, property_tests, render
+from fixloop.application.testgen.target import (Param, TestgenError, find, function_at, module_functions, module_name,
                                     parse_spec)
 
 MOD = '''import json

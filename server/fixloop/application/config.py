@@ -28,23 +28,13 @@ else:  # pragma: no cover
 from fixloop.core.model import Limits
 from fixloop.adapters.runner.listing import CopyRule
 from fixloop.core.review import ReviewSettings
-from fixloop.application.model_settings import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
+from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.adapters.runner.install import InstallSettings
 from fixloop.adapters.safety.hooks import HookSettings
 from fixloop.adapters.sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from fixloop.core.strategies import CHOICES as STRATEGY_CHOICES
 from fixloop.core.sharing import DEFAULT_SHARE, MEANINGS as SHARE_MEANINGS, SHARES, at_most
-
-
-@dataclass(frozen=True)
-class MemorySettings:
-    enabled: bool = True
-    uri: str = ""  # empty: the per-user data directory
-    min_pattern_count: int = 2
-    max_rows: int = 200_000
-    embedder: str = "hashing"  # hashing | hashing:DIM | package.module:Factory
-    index_threshold: int = 50_000  # failures rows before a vector index is built at compaction
-    share: str = DEFAULT_SHARE  # a shared (s3://, gs://, az://) memory: fixes-only | fixes-and-stats | all
 
 
 @dataclass(frozen=True)
@@ -117,6 +107,11 @@ class Settings:
             screening_floor=self.screening_floor, select_covering_after=self.select_covering_after,
             search_factor=self.search_factor,
         )
+
+
+def sandbox_choices() -> tuple[str, ...]:
+    """The sandbox backends a user may name (`auto` first), from the backend table."""
+    return tuple(backend_choices())
 
 
 def _coerce(value: Any, kind: Any, where: str) -> Any:

@@ -15,15 +15,15 @@ from fixloop.application.config import Settings, project_settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.core.ports import Ports
-from fixloop.adapters.history.store import remember_project
+from fixloop.application.history.store import remember_project
 from fixloop.application.runlog import RunLog, new_run_id, record_decision
 from fixloop.adapters.runner.install import Installed, install
 from fixloop.adapters.runner.interpreter import InterpreterUnusable
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.safety.hooks import ON_APPLY, POST_FIX, tell
 from fixloop.adapters.sandbox.api import SandboxUnavailable
-from fixloop.engines.strategies.bandit import Choice
-from fixloop.engines.strategies.outcomes import record as record_strategy
+from fixloop.core.bandit import Choice
+from fixloop.adapters.memory.outcomes import record as record_strategy
 from fixloop.application.wiring import llm_api_key, make_ports, make_runner, make_task
 from fixloop.application.workspace_io import ApplyResult, apply_patch
 

@@ -14,7 +14,7 @@ from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Finding, Patch, Scope, Task, Usage
 from fixloop.core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
 from fixloop.core.review import OfflineReviewer
-from fixloop.application.goal.ports import GoalAuthor
+from fixloop.core.goal import GoalAuthor
 from fixloop.adapters.graph.memory import GraphMemory
 from fixloop.adapters.graph.prior import EntityPriorLocalizer
 from fixloop.adapters.llm.cost import DailyBudget
@@ -24,7 +24,7 @@ from fixloop.adapters.memory.factory import make_memory
 from fixloop.adapters.memory.analogy_proposer import AnalogyProposer
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.replay import MemoryReplayProposer
-from fixloop.engines.mined.proposer import MinedTemplateProposer, store_loader
+from fixloop.adapters.mined.proposer import MinedTemplateProposer, store_loader
 from fixloop.engines.repair.localize import SpectrumLocalizer
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.adapters.runner.pytest_runner import PytestRunner
@@ -35,11 +35,11 @@ from fixloop.adapters.sandbox.api import SandboxUnavailable
 from fixloop.adapters.sandbox.backends import SandboxSettings
 from fixloop.adapters.sandbox.select import choose as choose_sandbox, resolve as resolve_sandbox
 from fixloop.engines.strategies.arrange import ArrangedOnUse, arrange, available, default_of
-from fixloop.engines.strategies.bandit import Choice, choose as choose_strategy
-from fixloop.engines.strategies.outcomes import record_of
+from fixloop.core.bandit import Choice, choose as choose_strategy
+from fixloop.adapters.memory.outcomes import record_of
 
 if TYPE_CHECKING:
-    from fixloop.engines.mined.desk import TemplateDesk
+    from fixloop.adapters.mined.desk import TemplateDesk
 
 
 def make_task(workspace: Path, settings: Settings, scope: Scope, overlays: Mapping[str, str] | None = None,
@@ -207,9 +207,15 @@ def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: 
 
 
 # ---- the language server's adapters, outside a run -------------------------------------------------
-def hook_lines(settings: Settings) -> list[str]:
-    """`fixloop doctor`'s lines about the user's hooks."""
-    return describe(settings.hooks)
+def doctor(settings: Settings) -> tuple[str, bool]:
+    """`fixloop doctor`: which sandbox backends work here and what each guarantees, then the memory and the
+    user's hooks; ok is the sandbox's alone (the memory is an aid: it never fails the doctor)."""
+    from fixloop.adapters.memory.doctor import check as check_memory
+    from fixloop.adapters.sandbox.doctor import render
+
+    text, ok = render(settings.sandbox)
+    memory_lines, _ = check_memory(settings.memory)
+    return text + "\n" + "\n".join(memory_lines + describe(settings.hooks)), ok
 
 
 def tell_applied(hooks: HookSettings, patch: Patch, workspace: Path) -> str:
@@ -242,6 +248,6 @@ def make_review_memory(settings: MemorySettings, workspace: Path) -> ReviewMemor
 def make_template_desk(settings: MemorySettings) -> "TemplateDesk":
     """The user's (or team's) mined templates, for the editor to list, approve and reject."""
     from fixloop.adapters.memory.factory import make_store
-    from fixloop.engines.mined.desk import TemplateDesk
+    from fixloop.adapters.mined.desk import TemplateDesk
 
     return TemplateDesk(make_store(settings), "editor")

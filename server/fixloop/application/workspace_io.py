@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixloop.core.model import Patch
-from fixloop.adapters.runner.scratch import encode_source
+from fixloop.kit.source_text import encode_source
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,17 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class EntityWarning:
+    """A function whose history is worth a warning, placed on its name."""
+
+    entity: str  # module::Class.func
+    line: int  # 1-based line of the name
+    column: int  # 0-based characters
+    end_column: int
+    message: str  # e.g. "the tests of `apply_discount` failed 3 times in the last 30 days; 2 fixes here were rejected"
+
+
+@dataclass(frozen=True)
 class PatternHit:
     """A statement whose abstract shape was the faulty statement of past fixed failures
     (memory's pattern fingerprints; the language server shows them as diagnostics)."""

@@ -123,6 +123,10 @@ class SafetyCheck(Protocol):
     def check(self, patch: Patch) -> Verdict: ...
 
 
+# A memory's priors under this prefix are an exploration draw for the search, not the order of its operators.
+EXPLORE_PREFIX = "explore:"
+
+
 class Memory(Protocol):
     def recall(self, report: TestReport, sources: Mapping[str, str]) -> tuple[Lesson, ...]: ...
 

@@ -55,7 +55,7 @@ def _on_definition(text: str, line: int) -> bool:
     """The cursor is in a top-level function or a method (cheap text check first: tree-sitter only then)."""
     if "def " not in text:
         return False
-    from fixloop.engines.testgen.target import function_at  # tree-sitter loads with the first such request
+    from fixloop.application.testgen.target import function_at  # tree-sitter loads with the first such request
 
     return function_at(text, line) is not None
 

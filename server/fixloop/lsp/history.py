@@ -42,7 +42,7 @@ class HistoryCommands:
         self.review = review
 
     def _projects(self, all_projects: bool) -> list[Path]:
-        from fixloop.adapters.history.store import known_projects
+        from fixloop.application.history.store import known_projects
 
         root = self.editor.root()
         mine = [root] if root is not None else []
@@ -53,12 +53,12 @@ class HistoryCommands:
         return mine
 
     def _load(self, arg: Mapping[str, Any], command: str) -> Any:
-        from fixloop.adapters.history.store import load
+        from fixloop.application.history.store import load
 
         return load(self._projects(_flag(arg, "all_projects", command)), _since(arg, command))
 
     async def history(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from fixloop.adapters.history.cli import history_rows
+        from fixloop.application.history.cli import history_rows
 
         limit = arg.get("limit", 200)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
@@ -68,18 +68,18 @@ class HistoryCommands:
         return {"runs": rows[::-1], "total": len(h.records), "skipped": h.skipped}  # newest first, for a picker
 
     async def stats(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from fixloop.adapters.history import kpis
-        from fixloop.adapters.history.text import headline
+        from fixloop.application.history import kpis
+        from fixloop.application.history.text import headline
 
         h = await asyncio.to_thread(self._load, arg, STATS)
         k = kpis.compute(h.records)
         return {**k, "skipped": h.skipped, "headline": [list(x) for x in headline(k)]}
 
     async def report(self, arg: Mapping[str, Any]) -> dict[str, Any]:
-        from fixloop.adapters.history import kpis
-        from fixloop.adapters.history.html import write_report
-        from fixloop.adapters.history.store import data_dir
-        from fixloop.adapters.history.text import headline
+        from fixloop.application.history import kpis
+        from fixloop.application.history.html import write_report
+        from fixloop.application.history.store import data_dir
+        from fixloop.application.history.text import headline
 
         def work() -> dict[str, Any]:
             h = self._load(arg, REPORT)
@@ -106,7 +106,7 @@ class HistoryCommands:
         return self.review.show(run_id)
 
     def _past(self, run_id: str) -> tuple[dict[str, Any], Patch | None] | None:
-        from fixloop.adapters.history import diffs, files, record
+        from fixloop.application.history import diffs, files, record
         from fixloop.kit.rundir import valid_run_id
 
         root = self.editor.root()

@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from fixloop.adapters.runner.scratch import decode_source
+from fixloop.kit.source_text import decode_source
 
 
 class BadInput(ValueError):

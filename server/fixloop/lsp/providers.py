@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from fixloop.application.config import Settings
-from fixloop.core.model import Finding, Patch, PatternHit
+from fixloop.core.model import EntityWarning, Finding, Patch, PatternHit
 from fixloop.core.ports import ReviewMemory
-from fixloop.adapters.graph.notes import EntityWarning
 from fixloop.application.runlog import record_decision
 from fixloop.lsp.contract import ENTITY_CODE, MEMORY_CODE
 

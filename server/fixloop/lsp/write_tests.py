@@ -38,7 +38,7 @@ def function_spec(editor: Editor, arg: Mapping[str, Any]) -> tuple[Path, str]:
         raise BadInput(f"{WRITE_TESTS} needs \"position\": {{\"line\": n, \"character\": n}}")
     limit = editor.max_file_bytes()
     text = doc.source if doc is not None else read_disk_text(root, rel, limit)
-    from fixloop.engines.testgen.target import function_at  # tree-sitter loads when the command is used
+    from fixloop.application.testgen.target import function_at  # tree-sitter loads when the command is used
 
     qualname = function_at(text, position["line"])
     if qualname is None:
@@ -71,8 +71,8 @@ class TestWriter:
         return {"run_id": run_id, "function": spec}
 
     async def _work(self, root: Path, spec: str, run_id: str, overlays: dict[str, str]) -> None:
-        from fixloop.engines.testgen.service import generate  # the sandbox and runner load only when asked for
-        from fixloop.engines.testgen.target import TestgenError
+        from fixloop.application.testgen.service import generate  # the sandbox and runner load only when asked for
+        from fixloop.application.testgen.target import TestgenError
 
         token = f"fixloop-{run_id}"
         progress = await self._begin(token, spec)

@@ -12,14 +12,13 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Mapping
 
-from fixloop.core.model import Outcome, Suspect
+from fixloop.core.model import EntityWarning, Outcome, Suspect
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.store import MemoryStore
 from fixloop.adapters.graph.entities import CALLABLE, CLASS, digest, index_source, module_name
 from fixloop.adapters.graph.graph import CodeGraph
 from fixloop.adapters.graph.history import EntityHistory, EntityRecord, hover_text, warning_text
-from fixloop.adapters.graph.notes import EntityWarning
 from fixloop.adapters.graph.store import GraphRefused, GraphStore
 from fixloop.adapters.graph.walk import python_files
 

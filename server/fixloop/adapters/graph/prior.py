@@ -4,11 +4,17 @@ graph as test -> function edges."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from fixloop.core.model import Suspect, TestReport
-from fixloop.engines.repair.localize import SpectrumLocalizer
+from fixloop.core.ports import Localizer
 from fixloop.adapters.graph.memory import GraphMemory
+
+
+class SpectrumLocalizer(Localizer, Protocol):
+    """A localizer that keeps the per-test coverage of its last run (the repair engine's spectrum does)."""
+
+    spectra: Mapping[str, Mapping[str, frozenset[int]]]
 
 
 class EntityPriorLocalizer:

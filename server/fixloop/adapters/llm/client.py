@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
 
 log = logging.getLogger("fixloop.adapters.llm")
 POLL_SECONDS = 0.05

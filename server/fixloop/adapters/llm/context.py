@@ -28,7 +28,7 @@ from fixloop.core.patch import unified_diff
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.graph.neighbours import callers_and_callees
 from fixloop.adapters.memory.analogy_proposer import mapped
-from fixloop.engines.repair.syntax import functions_in
+from fixloop.kit.syntax import functions_in
 from fixloop.adapters.llm import prompts
 from fixloop.adapters.llm.tools import outline
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.model import Limits, Usage
 
 

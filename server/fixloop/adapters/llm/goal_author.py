@@ -17,10 +17,10 @@ import re
 import time
 from typing import Any, Callable, Mapping, Sequence
 
-from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Limits, Usage
-from fixloop.application.goal.ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
+from fixloop.core.goal import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec, Target
 from fixloop.adapters.llm import context, goal_prompts
 from fixloop.adapters.llm.client import LLMCancelled, LLMError, ModelClient, Reply, Request, ToolCall
 from fixloop.adapters.llm.cost import BudgetExceeded, DailyBudget, Meter, Prices, usage_from_api
@@ -299,7 +299,7 @@ def _target(where: str, candidates: Sequence[Target]) -> Target | None:
 
 def _indexed(where: str, sources: Mapping[str, str]) -> Target | None:
     """The function the model found with its tools, when the words pointed at none."""
-    from fixloop.application.goal.index import Index  # tree-sitter: only when it is needed
+    from fixloop.kit.source_index import Index  # tree-sitter: only when it is needed
 
     path, _, function = where.strip().partition("::")
     hits = [t for t in Index.build(sources).named(function or path) if not function or t.path == path]

@@ -11,7 +11,7 @@ import logging
 import time
 from typing import Any, Callable, Iterator, Mapping
 
-from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.model import Attempt, Limits, Patch, Reflection, Usage
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.llm import context, prompts

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Sequence
 
-from fixloop.application.config import LLMSettings
+from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.patch import unified_diff
 from fixloop.core.ports import ProposalContext
 from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review

@@ -17,7 +17,7 @@ from typing import Any, Callable, Collection, Mapping
 
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import replace_snippet
-from fixloop.engines.repair.syntax import parse, walk
+from fixloop.kit.syntax import parse, walk
 from fixloop.adapters.llm.client import ToolCall
 
 MAX_VIEW_LINES = 300

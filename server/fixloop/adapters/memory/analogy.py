@@ -19,9 +19,9 @@ from typing import Iterator
 
 from tree_sitter import Node, Tree
 
-from fixloop.engines.repair.syntax import Offsets, enclosing, names_in_scope, parse, text_of, walk
+from fixloop.kit.syntax import Offsets, enclosing, names_in_scope, parse, text_of, walk
 from fixloop.adapters.memory.roles import carry_over, counterparts, family_of
-from fixloop.adapters.memory.shapes import KEEP_NAMES, NOT_HEADER, is_statement, statement_node
+from fixloop.kit.shapes import KEEP_NAMES, NOT_HEADER, is_statement, statement_node
 
 LITERAL_KINDS = {"integer": "num", "float": "num", "string": "str", "concatenated_string": "str",
                  "true": "bool", "false": "bool", "none": "none"}

@@ -15,9 +15,9 @@ from typing import Iterator
 
 from fixloop.core.model import FileChange, Lesson, Patch, Suspect
 from fixloop.core.ports import ProposalContext
-from fixloop.engines.repair.syntax import functions_in, parses
+from fixloop.kit.syntax import functions_in, parses
 from fixloop.adapters.memory.analogy import MAX_CODE, Analogy, analogies
-from fixloop.adapters.memory.shapes import code_of, edits_from_json
+from fixloop.kit.shapes import code_of, edits_from_json
 
 log = logging.getLogger("fixloop.adapters.memory")
 HEADER_SHARE = 0.8  # a function's `def` line counts as its most suspect line, a little less (defaults)

@@ -8,7 +8,7 @@ from typing import Mapping
 
 from fixloop.core.model import Frame, TestResult
 from fixloop.core.signature import abstract_message, failure_signature
-from fixloop.adapters.memory.shapes import code_of, shape_of, statement_tokens
+from fixloop.kit.shapes import code_of, shape_of, statement_tokens
 
 
 @dataclass(frozen=True)

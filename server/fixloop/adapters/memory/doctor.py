@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from fixloop.application.config import MemorySettings
+from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.core.sharing import MEANINGS
 from fixloop.adapters.memory.remote import explain, is_remote, storage_options
 from fixloop.adapters.memory.store import default_uri, new_id, quote

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from fixloop.application.config import MemorySettings
+from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.adapters.memory.embed import HashingEmbedder, load_embedder
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.privacy import project_name

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from fixloop.adapters.memory.roles import family_of
-from fixloop.adapters.memory.shapes import KEEP_NAMES
+from fixloop.kit.shapes import KEEP_NAMES
 
 MIN_OVERLAP = 0.34  # Jaccard overlap of two keys for a past fix to be worth an analogy here
 _PLAIN = frozenset({"self", "cls", "print", "str", "int", "float", "bool", "list", "dict", "set", "tuple"})

@@ -20,8 +20,8 @@ from fixloop.adapters.memory.describe import FailureInfo, describe
 from fixloop.adapters.memory.priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from fixloop.adapters.memory.pastfix import FixDetails, KnownFix, hits_in
 from fixloop.adapters.memory.faultkeys import features, nearest
-from fixloop.adapters.memory.shapes import StatementEdit, changed_statements, code_of, statements
-from fixloop.adapters.memory.shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
+from fixloop.kit.shapes import StatementEdit, changed_statements, code_of, statements
+from fixloop.kit.shapes import edits_from_json, edits_to_json as _edits_json  # noqa: F401  (replay imports edits_from_json here)
 from fixloop.adapters.memory import packed
 from fixloop.adapters.memory.store import MemoryStore, new_id, quote, where_in
 

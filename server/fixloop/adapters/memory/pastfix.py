@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from fixloop.core.model import FileChange, Patch, PatternHit
 from fixloop.core.patch import TextEdit, apply_edits, unified_diff
-from fixloop.engines.repair.syntax import parse
+from fixloop.kit.syntax import parse
 from fixloop.kit.treesitter import parser
-from fixloop.adapters.memory.shapes import Token, parse_edits, shape_of, statements, transfer
+from fixloop.kit.shapes import Token, parse_edits, shape_of, statements, transfer
 from fixloop.adapters.memory.store import where_in
 
 if TYPE_CHECKING:

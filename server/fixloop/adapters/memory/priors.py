@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from fixloop.engines.repair.search import EXPLORE_PREFIX
+from fixloop.core.ports import EXPLORE_PREFIX
 
 if TYPE_CHECKING:
     import numpy as np

@@ -13,9 +13,9 @@ from typing import Iterator
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import TextEdit, apply_edits
 from fixloop.core.ports import ProposalContext
-from fixloop.engines.repair.syntax import parses
+from fixloop.kit.syntax import parses
 from fixloop.adapters.memory.learning import edits_from_json
-from fixloop.adapters.memory.shapes import Token, code_of, shape_similarity, statements, transfer
+from fixloop.kit.shapes import Token, code_of, shape_similarity, statements, transfer
 
 
 class MemoryReplayProposer:

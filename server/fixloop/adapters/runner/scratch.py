@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import tokenize
 from dataclasses import dataclass
-from io import BytesIO
 from pathlib import Path
 from typing import Mapping
 
@@ -15,29 +13,7 @@ from fixloop.adapters.sandbox.api import RunTree
 from fixloop.adapters.sandbox.hostio import write_beneath
 from fixloop.adapters.runner.listing import CopyRule, listing
 from fixloop.adapters.runner.project_files import copy_tree
-
-MAX_SOURCE_BYTES = 1_000_000  # generated or huge files are not sources we edit
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    text: str
-    encoding: str
-    raw: bytes
-
-
-def decode_source(raw: bytes) -> SourceFile | None:
-    try:
-        encoding, _ = tokenize.detect_encoding(BytesIO(raw).readline)
-        return SourceFile(raw.decode(encoding), encoding, raw)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
-        return None
-
-
-def encode_source(text: str, encoding: str) -> bytes:
-    data = text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
-    return (b"\xef\xbb\xbf" + data) if encoding == "utf-8-sig" else data
-
+from fixloop.kit.source_text import MAX_SOURCE_BYTES, SourceFile, decode_source, encode_source
 
 class Scratch:
     """The host's private copy of a workspace, removed by `close()`.

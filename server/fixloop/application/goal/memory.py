@@ -16,7 +16,7 @@ from typing import Any
 from fixloop.application.config import MemorySettings
 from fixloop.core.model import Patch
 from fixloop.core.patch import unified_diff
-from fixloop.application.goal.ports import Spec
+from fixloop.core.goal import Spec
 
 log = logging.getLogger(__name__)
 GOAL_CLASS = "goal"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from fixloop.core.model import Usage
-from fixloop.application.goal.ports import GoalContext, GoalRefused, Question, ReproTest, Spec, Target
+from fixloop.core.goal import GoalContext, GoalRefused, Question, ReproTest, Spec, Target
 from fixloop.application.goal.stated import HYPOTHESIS_MISSING, examples_for, refusal, stated, test_source
 
 TARGET = "target"

@@ -10,7 +10,7 @@ from typing import Mapping
 
 from fixloop.core.integrity import is_test_file
 from fixloop.adapters.runner.listing import list_files
-from fixloop.adapters.runner.scratch import MAX_SOURCE_BYTES, decode_source
+from fixloop.kit.source_text import MAX_SOURCE_BYTES, decode_source
 
 
 def _read_plain(root: Path, name: str, limit: int) -> bytes | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fixloop.application.goal.index import Index
-from fixloop.application.goal.ports import GoalRefused, Target
+from fixloop.kit.source_index import Index
+from fixloop.core.goal import GoalRefused, Target
 
 MAX_GOAL = 2000
 _FILE = re.compile(r"(?<![\w/.-])([\w./-]+\.py)\b")

@@ -22,15 +22,15 @@ from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.kit.rundir import open_run_dir, replace_file
 from fixloop.application.runlog import RunLog, new_run_id
 from fixloop.application.session import FixSession, seed_of
-from fixloop.engines.testgen.verify import Verification, verify
+from fixloop.application.testgen.verify import Verification, verify
 from fixloop.application.wiring import after_spending, make_goal_author, make_runner, make_task
 from fixloop.application.workspace_io import ApplyResult
 from fixloop.application.goal import memory as goal_memory
-from fixloop.application.goal.index import Index
+from fixloop.kit.source_index import Index
 from fixloop.application.goal.newfile import create_file, new_file_diff, remove_file, with_new_file
 from fixloop.application.goal.place import new_test_path, project_files, read_sources
 from fixloop.application.goal.request import Goal
-from fixloop.application.goal.ports import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec
+from fixloop.core.goal import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec
 from fixloop.application.goal.resolve import check_words, resolve
 
 log = logging.getLogger(__name__)

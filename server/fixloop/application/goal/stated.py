@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fixloop.engines.testgen.examples import Example, docstring_examples, render_test, text_examples
-from fixloop.engines.testgen.invariant_tests import NoProperty, claim, invariant_properties, property_file, refusals
-from fixloop.engines.testgen.invariants import read_invariants
-from fixloop.engines.testgen.properties import Property
-from fixloop.engines.testgen.target import Target as Function
-from fixloop.engines.testgen.target import TestgenError, find
-from fixloop.application.goal.ports import Target
+from fixloop.application.testgen.examples import Example, docstring_examples, render_test, text_examples
+from fixloop.application.testgen.invariant_tests import NoProperty, claim, invariant_properties, property_file, refusals
+from fixloop.application.testgen.invariants import read_invariants
+from fixloop.application.testgen.properties import Property
+from fixloop.application.testgen.target import Target as Function
+from fixloop.application.testgen.target import TestgenError, find
+from fixloop.core.goal import Target
 
 HYPOTHESIS_MISSING = "No module named 'hypothesis'"
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from fixloop.kit.printable import shown
 from fixloop.application.config import Settings
-from fixloop.application.goal.ports import Question
+from fixloop.core.goal import Question
 from fixloop.application.goal.request import Goal
 from fixloop.application.goal.session import GoalSession
 

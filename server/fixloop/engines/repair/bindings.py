@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from fixloop.core.model import Suspect
 from fixloop.engines.repair.literals import CONSTANT_NAME
-from fixloop.engines.repair.syntax import enclosing, local_names, parse, text_of, walk
+from fixloop.kit.syntax import enclosing, local_names, parse, text_of, walk
 
 READERS = 40  # suspect lines whose reads are followed (the proposer looks no further down the list)
 MAX_LINES = 12  # lines of one value that become suspects (a long table is data, not a one-token slip)

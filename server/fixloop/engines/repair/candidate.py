@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 from tree_sitter import Node
 
 from fixloop.core.patch import TextEdit
-from fixloop.engines.repair.syntax import Offsets
+from fixloop.kit.syntax import Offsets
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from tree_sitter import Node
 
 from fixloop.engines.repair.context import Facts, facts, function_of, prefer, reads, replacing
 from fixloop.engines.repair.operators import Mutation
-from fixloop.engines.repair.syntax import Offsets, text_of, walk
+from fixloop.kit.syntax import Offsets, text_of, walk
 
 CONSUMERS = ("pop", "popleft", "popitem", "get", "get_nowait", "remove", "dequeue")
 CLAUSE_CAP = 10

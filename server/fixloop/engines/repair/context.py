@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from fixloop.core.patch import TextEdit
 from fixloop.engines.repair.candidate import Mutation
-from fixloop.engines.repair.syntax import ByText, Offsets, enclosing, is_name_use, local_names, names_in_scope, text_of, walk
+from fixloop.kit.syntax import ByText, Offsets, enclosing, is_name_use, local_names, names_in_scope, text_of, walk
 
 BUILTINS = frozenset(dir(builtins))
 ADDERS = ("append", "add", "appendleft", "push", "put")

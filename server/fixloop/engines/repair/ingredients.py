@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 from fixloop.engines.repair.context import Facts, compatible, enclosing_facts, facts, file_statements, function_of, in_scope, inserting, near_names, prefer
 from fixloop.engines.repair.operators import Mutation
-from fixloop.engines.repair.syntax import Offsets, enclosing, text_of, walk
+from fixloop.kit.syntax import Offsets, enclosing, text_of, walk
 
 INSERT_CAP = 12  # statements tried at one insertion point
 MAX_COPY = 48  # characters: a longer statement is too specific to be missing elsewhere

@@ -20,7 +20,7 @@ import re
 from tree_sitter import Node
 
 from fixloop.engines.repair.context import facts, function_of, role
-from fixloop.engines.repair.syntax import enclosing, text_of, walk
+from fixloop.kit.syntax import enclosing, text_of, walk
 
 CALLABLES = ("function", "class", "import")
 NOT_VALUES = CALLABLES + ("module",)

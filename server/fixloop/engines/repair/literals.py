@@ -28,7 +28,7 @@ from tree_sitter import Node
 
 from fixloop.core.patch import TextEdit
 from fixloop.engines.repair.candidate import Mutation
-from fixloop.engines.repair.syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
+from fixloop.kit.syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
 
 VALUES = ("integer", "float", "string", "none")
 KINDS = {"integer": "number", "float": "number", "string": "string", "none": "none", "true": "bool", "false": "bool"}

@@ -15,7 +15,7 @@ from fixloop.core.model import Suspect, TestReport
 from fixloop.core.selection import focus
 from fixloop.engines.repair.bindings import with_bindings
 from fixloop.engines.repair.smells import with_smells
-from fixloop.engines.repair.syntax import Function, code_lines, functions_in, parse
+from fixloop.kit.syntax import Function, code_lines, functions_in, parse
 
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 

@@ -14,7 +14,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from fixloop.engines.repair.candidate import Mutation
-from fixloop.engines.repair.syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
+from fixloop.kit.syntax import Offsets, enclosing, is_docstring, root_of, text_of, walk
 from fixloop.core.patch import TextEdit
 
 MEMBER_CAP = 4

@@ -13,7 +13,8 @@ from fixloop.core.patch import TextEdit
 from fixloop.core.ports import ProposalContext
 from fixloop.engines.repair.candidate import Candidate
 from fixloop.engines.repair.catalog import OPERATORS
-from fixloop.engines.repair.search import (PAIR_LINES, EXPLORE_PREFIX, editable, explore_first, pair_candidates, ranked, realize,
+from fixloop.core.ports import EXPLORE_PREFIX
+from fixloop.engines.repair.search import (PAIR_LINES, editable, explore_first, pair_candidates, ranked, realize,
                      single_candidates, varied)
 from fixloop.engines.repair.steer import steered, steering
 from fixloop.engines.repair.templates import TEMPLATE_SCORE, Site, template_fixes

@@ -21,7 +21,7 @@ from fixloop.engines.repair.candidate import Mutation
 from fixloop.engines.repair.context import enclosing_facts, role
 from fixloop.engines.repair.kinds import expression_type
 from fixloop.engines.repair.reorder import PRECEDENCE
-from fixloop.engines.repair.syntax import Offsets, text_of
+from fixloop.kit.syntax import Offsets, text_of
 
 UNKNOWN_NAME, UNKNOWN_CALL = 0.4, 0.3  # weights of an offset on an expression whose type is unknown
 SKIPPED_CALLS = ("range", "print", "isinstance", "getattr", "setattr", "hasattr", "super", "type", "len")

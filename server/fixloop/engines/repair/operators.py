@@ -16,7 +16,7 @@ from fixloop.engines.repair.candidate import Mutation, Operator
 from fixloop.engines.repair.context import facts, unused_look_alikes
 from fixloop.engines.repair.kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
 from fixloop.engines.repair.reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
-from fixloop.engines.repair.syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of, unbound_at
+from fixloop.kit.syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of, unbound_at
 
 __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.

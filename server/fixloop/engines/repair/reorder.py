@@ -12,7 +12,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from fixloop.engines.repair.candidate import Mutation, Operator
-from fixloop.engines.repair.syntax import Offsets, enclosing, text_of, walk
+from fixloop.kit.syntax import Offsets, enclosing, text_of, walk
 
 # Binding strength, loosest first: an operand that binds no tighter than the operator it moves
 # across needs parentheses (`a - b - c` -> `c - (a - b)`).

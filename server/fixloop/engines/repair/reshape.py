@@ -22,7 +22,7 @@ from tree_sitter import Node
 from fixloop.engines.repair.context import Facts, facts, function_of, in_scope, is_read, module_functions, near_names, parenthesized, prefer, reads, \
     replacing
 from fixloop.engines.repair.operators import Mutation
-from fixloop.engines.repair.syntax import ByText, Offsets, text_of, walk
+from fixloop.kit.syntax import ByText, Offsets, text_of, walk
 
 SHAPE_CAP = 6  # other expressions of the same shape tried in place of one
 OFFSETS_PER_ARGUMENT = 4

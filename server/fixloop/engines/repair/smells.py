@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from fixloop.core.model import Suspect
 from fixloop.engines.repair.context import facts, unused_look_alikes
-from fixloop.engines.repair.syntax import functions_in, is_name_use, parse, text_of, walk
+from fixloop.kit.syntax import functions_in, is_name_use, parse, text_of, walk
 
 REPORTING = 0.5  # what a line of a repr function keeps of its score
 REPORTING_WHY = "shows values (pytest runs it to print a failed assertion)"

@@ -21,7 +21,7 @@ from fixloop.core.model import TestResult
 from fixloop.core.patch import TextEdit
 from fixloop.engines.repair.candidate import Candidate
 from fixloop.engines.repair.kinds import NOT_VALUES, kind_of
-from fixloop.engines.repair.syntax import Offsets, attributes_of, enclosing, names_in_scope, parse, text_of, walk
+from fixloop.kit.syntax import Offsets, attributes_of, enclosing, names_in_scope, parse, text_of, walk
 
 TEMPLATE_SCORE = 2.0  # above any single mutation: a template is aimed at the error itself
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))

@@ -15,8 +15,7 @@ from typing import Callable, Iterator, Protocol, Sequence, overload, runtime_che
 
 from fixloop.core.model import Attempt, Patch, Reflection, Usage
 from fixloop.core.ports import CallLogging, Metered, Noting, ProposalContext, Proposer, Reflector
-from fixloop.engines.mined.proposer import MinedTemplateProposer
-from fixloop.engines.strategies.bandit import LEAD_MAX
+from fixloop.core.bandit import LEAD_MAX
 from fixloop.core.strategies import DEFAULT, LEADS, STRATEGIES
 
 
@@ -74,9 +73,16 @@ def _active(proposers: Sequence[Proposer]) -> list[Proposer]:
     return [p for p in proposers if not isinstance(p, Offering) or p.templates()]
 
 
+@runtime_checkable
+class Demotable(Protocol):
+    """A proposer that may lose its place (mined templates that kept failing)."""
+
+    demoted: bool
+
+
 def _may_lead(p: Proposer) -> bool:
     """Templates that kept failing lost their place (after the generic operators): they never lead."""
-    return not (isinstance(p, MinedTemplateProposer) and p.demoted)
+    return not (isinstance(p, Demotable) and p.demoted)
 
 
 def lead_of(strategy: str, proposers: Sequence[Proposer]) -> Proposer | None:

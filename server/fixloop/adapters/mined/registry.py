@@ -18,13 +18,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable
 
 from fixloop.adapters.memory.store import new_id, where_in
-from fixloop.engines.mined.mine import ALL_ROWS, MIN_SUPPORT, mine
-from fixloop.engines.mined.model import MinedTemplate, Record, from_spec, problem
+from fixloop.adapters.mined.mine import ALL_ROWS, MIN_SUPPORT, mine
+from fixloop.adapters.mined.model import MinedTemplate, Record, from_spec, problem
 
 if TYPE_CHECKING:
     from fixloop.adapters.memory.store import MemoryStore
 
-log = logging.getLogger("fixloop.engines.mined")
+log = logging.getLogger("fixloop.adapters.mined")
 TABLE = "mined_templates"
 DEMOTE_WINDOW = 5  # the last runs that tried a template
 DEMOTE_MIN_TRIES = 3  # runs in the window before a template can lose its place

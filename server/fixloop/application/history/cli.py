@@ -19,9 +19,9 @@ from rich.table import Table
 
 from fixloop.kit.printable import diff_shown, printable, shown
 from fixloop.kit.screen import console
-from fixloop.adapters.history import files, kpis, record
-from fixloop.adapters.history.text import headline, num, pct, source_rows
-from fixloop.adapters.history.store import History, cached_kpis, known_projects, load, store_kpis
+from fixloop.application.history import files, kpis, record
+from fixloop.application.history.text import headline, num, pct, source_rows
+from fixloop.application.history.store import History, cached_kpis, known_projects, load, store_kpis
 
 err = console(stderr=True, soft_wrap=True)
 EXIT_USAGE = 2
@@ -282,7 +282,7 @@ def report(path: Path = PathArg, all_projects: bool = AllOption, since: Optional
         err.print("note: `fixloop show RUN_ID` shows one run; `fixloop report` writes the HTML report")
         sys.stdout.write(printable((path / "summary.json").read_text(encoding="utf-8", errors="replace"), True))
         return
-    from fixloop.adapters.history.html import write_report
+    from fixloop.application.history.html import write_report
 
     h = gather(path, all_projects, since)
     k = kpis.compute(h.records, memory_bytes())

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 from fixloop.core.integrity import is_test_file
-from fixloop.application.goal.ports import Target
+from fixloop.core.goal import Target
 
 
 def module_name(path: str, sources: Mapping[str, str]) -> str:

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 
 from fixloop.core.patch import common_ends
-from fixloop.adapters.memory.shapes import StatementEdit, code_of
-from fixloop.engines.mined.view import View, ancestors, view_of_code
+from fixloop.kit.shapes import StatementEdit, code_of
+from fixloop.adapters.mined.view import View, ancestors, view_of_code
 
 FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("<", ">"), ("<=", ">=")),  # a strict comparison becomes non-strict, same direction

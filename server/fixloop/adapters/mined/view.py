@@ -12,8 +12,8 @@ from typing import Iterator
 
 from tree_sitter import Node
 
-from fixloop.adapters.memory.shapes import LITERALS, NOT_HEADER, Token, abstract_token, is_statement
-from fixloop.engines.repair.syntax import Offsets, parse, walk
+from fixloop.kit.shapes import LITERALS, NOT_HEADER, Token, abstract_token, is_statement
+from fixloop.kit.syntax import Offsets, parse, walk
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from fixloop.adapters.memory.learning import edits_from_json
 from fixloop.adapters.memory.privacy import project_name
-from fixloop.engines.mined.edit import Window, generalise, window_of
-from fixloop.engines.mined.model import Example, MinedTemplate, PatternToken, example_of, problem
+from fixloop.adapters.mined.edit import Window, generalise, window_of
+from fixloop.adapters.mined.model import Example, MinedTemplate, PatternToken, example_of, problem
 
 if TYPE_CHECKING:
     from fixloop.adapters.memory.store import MemoryStore

@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 from tree_sitter import Node
 
-from fixloop.engines.repair.syntax import Offsets, parse, walk
+from fixloop.kit.syntax import Offsets, parse, walk
 
 # Clause children that are separate statements (or bodies), not part of a header's shape.
 NOT_HEADER = frozenset({"block", "elif_clause", "else_clause", "except_clause", "finally_clause", "comment",

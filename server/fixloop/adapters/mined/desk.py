@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fixloop.engines.mined.mine import MIN_SUPPORT
-from fixloop.engines.mined.model import MinedTemplate
+from fixloop.adapters.mined.mine import MIN_SUPPORT
+from fixloop.adapters.mined.model import MinedTemplate
 
 if TYPE_CHECKING:
     from fixloop.adapters.memory.store import MemoryStore
@@ -34,19 +34,19 @@ class TemplateDesk:
         self.min_support = min_support
 
     def list(self, statuses: tuple[str, ...] = ("approved", "proposed", "rejected")) -> list[dict[str, Any]]:
-        from fixloop.engines.mined.registry import all_templates
+        from fixloop.adapters.mined.registry import all_templates
 
         return [summary(t) for t in all_templates(self.store, self.min_support) if t.status in statuses]
 
     def show(self, template_id: str) -> dict[str, Any] | None:
-        from fixloop.engines.mined.registry import all_templates, find
+        from fixloop.adapters.mined.registry import all_templates, find
 
         found = find(all_templates(self.store, self.min_support), template_id)
         return summary(found) if found is not None else None
 
     def decide(self, template_id: str, verdict: str) -> dict[str, Any]:
         """ValueError when `template_id` names no template (or several)."""
-        from fixloop.engines.mined.registry import decide
+        from fixloop.adapters.mined.registry import decide
 
         decide(self.store, template_id, verdict, self.source, self.min_support)
         shown = self.show(template_id)

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
-from fixloop.engines.repair.syntax import Offsets, parse
-from fixloop.engines.mined.view import View, statement_nodes, view_of
+from fixloop.kit.syntax import Offsets, parse
+from fixloop.adapters.mined.view import View, statement_nodes, view_of
 
 
 class PatternToken(Protocol):  # model.PatternToken (model imports this module: no import back)

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from fixloop import __version__
-from fixloop.adapters.history.text import headline
-from fixloop.adapters.history.store import History
+from fixloop.application.history.text import headline
+from fixloop.application.history.store import History
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """
@@ -115,7 +115,7 @@ def _table(title: str, head: list[str], rows: list[list[Any]]) -> str:
 
 def build(h: History, k: dict[str, Any]) -> tuple[str, str]:
     """The page and a note for the user ("" when nothing to say)."""
-    from fixloop.adapters.history.plots import PlotsUnavailable, all_plots
+    from fixloop.application.history.plots import PlotsUnavailable, all_plots
 
     try:
         plots, note = (all_plots(h.records, k), "") if h.records else ({}, "")

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from fixloop.engines.testgen.invariants import Invariant, Precondition, Reading, read_invariants
-from fixloop.engines.testgen.properties import Property, strategy
-from fixloop.engines.testgen.target import Target
+from fixloop.application.testgen.invariants import Invariant, Precondition, Reading, read_invariants
+from fixloop.application.testgen.properties import Property, strategy
+from fixloop.application.testgen.target import Target
 
 MAX_EXAMPLES = 200
 HYPOTHESIS_IMPORT = "from hypothesis import HealthCheck, assume, given, reject, settings, strategies as st"

@@ -12,7 +12,7 @@ import ast
 import re
 from typing import Iterable
 
-from fixloop.engines.testgen.properties import Property
+from fixloop.application.testgen.properties import Property
 
 MAX_TEXT = 64 * 1024
 MAX_TESTS = 6

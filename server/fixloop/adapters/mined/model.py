@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from fixloop.adapters.memory.shapes import StatementEdit, Token, code_of, statements, transfer
+from fixloop.kit.shapes import StatementEdit, Token, code_of, statements, transfer
 
 ROLE = re.compile(r"^(ID|NUM|STR|CONST|_)([1-9][0-9]{0,2})$")  # `_1`: a hole (any whole sub-expression)
 ROLE_KINDS = ("ID", "NUM", "STR")
@@ -225,7 +225,7 @@ def _parsed_tokens(code: str) -> tuple[Token, ...] | None:
     source = prefix + indent + code + body + "\n"
     line = prefix.count("\n") + 1
     found = [tokens for number, tokens in statements(source) if number == line]
-    from fixloop.engines.repair.syntax import parses
+    from fixloop.kit.syntax import parses
 
     return found[-1] if found and parses(source) else None
 
@@ -245,7 +245,7 @@ def problem(template: MinedTemplate) -> str:
     if not {t.value for t in template.after if t.role} <= {t.value for t in template.before if t.role}:
         return "its after-shape uses a role its before-shape does not have"
     if template.form == "edit":
-        from fixloop.engines.mined.match import check
+        from fixloop.adapters.mined.match import check
 
         return check(template, _sample(template.before), _sample(template.after))
     if any(t.hole or t.family for t in template.before + template.after):

@@ -13,18 +13,18 @@ from fixloop.application.config import Settings
 from fixloop.core.model import FileChange, Patch, TestReport
 from fixloop.adapters.runner.cold import ColdRunner
 from fixloop.adapters.runner.prepare import Prepared, prepare
-from fixloop.adapters.runner.scratch import MAX_SOURCE_BYTES, decode_source
+from fixloop.kit.source_text import MAX_SOURCE_BYTES, decode_source
 from fixloop.adapters.sandbox.api import Sandbox
 from fixloop.adapters.sandbox.hostio import read_beneath
 from fixloop.adapters.sandbox.select import choose as choose_sandbox
-from fixloop.engines.testgen.harvest import harvest
-from fixloop.engines.testgen.invariant_tests import stated_invariants
-from fixloop.engines.testgen.place import fresh_test_path
-from fixloop.engines.testgen.ghostwritten import ghostwritten
-from fixloop.engines.testgen.properties import Property, properties
-from fixloop.engines.testgen.record import Recorded, Recorder, Recording
-from fixloop.engines.testgen.render import TestSource, characterization, property_tests, render
-from fixloop.engines.testgen.target import Target, TestgenError, find, module_functions, module_name, parse_spec
+from fixloop.application.testgen.harvest import harvest
+from fixloop.application.testgen.invariant_tests import stated_invariants
+from fixloop.application.testgen.place import fresh_test_path
+from fixloop.application.testgen.ghostwritten import ghostwritten
+from fixloop.application.testgen.properties import Property, properties
+from fixloop.application.testgen.record import Recorded, Recorder, Recording
+from fixloop.application.testgen.render import TestSource, characterization, property_tests, render
+from fixloop.application.testgen.target import Target, TestgenError, find, module_functions, module_name, parse_spec
 
 Note = Callable[[str], None]
 

@@ -15,7 +15,7 @@ from fixloop.kit.screen import console
 
 if TYPE_CHECKING:
     from fixloop.adapters.memory.store import MemoryStore
-    from fixloop.engines.mined.model import MinedTemplate
+    from fixloop.adapters.mined.model import MinedTemplate
 
 templates_app = typer.Typer(add_completion=False, no_args_is_help=True,
                             help="Mined templates: recurring fixes, generalised, for you to approve or reject.")
@@ -54,8 +54,8 @@ def _tried(template: MinedTemplate) -> str:
 def list_(memory: Optional[str] = MemoryOption, min_support: int = SupportOption,
           as_json: bool = typer.Option(False, "--json", help="JSON instead of a table.")) -> None:
     """Every mined template: approved (first, or demoted behind the generic operators), proposed, rejected."""
-    from fixloop.engines.mined.desk import summary
-    from fixloop.engines.mined.registry import all_templates
+    from fixloop.adapters.mined.desk import summary
+    from fixloop.adapters.mined.registry import all_templates
 
     templates = all_templates(_open(memory), min_support)
     if as_json:
@@ -65,7 +65,7 @@ def list_(memory: Optional[str] = MemoryOption, min_support: int = SupportOption
         err.print("no mined templates yet: a template needs verified fixes that made the same edit at "
                   f"{min_support} different places")
         return
-    from fixloop.engines.mined.desk import status_label
+    from fixloop.adapters.mined.desk import status_label
 
     lines = [f"{'ID':<12}  {'STATUS':<17}  {'SUPPORT':>7}  {'FIXED':>5}  NAME"]
     for t in templates:
@@ -75,7 +75,7 @@ def list_(memory: Optional[str] = MemoryOption, min_support: int = SupportOption
 
 
 def _one(store: MemoryStore, template_id: str, min_support: int) -> MinedTemplate:
-    from fixloop.engines.mined.registry import all_templates, find
+    from fixloop.adapters.mined.registry import all_templates, find
 
     template = find(all_templates(store, min_support), template_id)
     if template is None:
@@ -89,7 +89,7 @@ def _one(store: MemoryStore, template_id: str, min_support: int) -> MinedTemplat
 def show(template_id: str = typer.Argument(..., metavar="ID"), memory: Optional[str] = MemoryOption,
          min_support: int = SupportOption) -> None:
     """One template: its shapes, where it was mined from (before/after), and how it did when tried."""
-    from fixloop.engines.mined.desk import status_label
+    from fixloop.adapters.mined.desk import status_label
 
     template = _one(_open(memory), template_id, min_support)
     out = [f"mined template {template.id}: {template.name}",
@@ -108,7 +108,7 @@ def show(template_id: str = typer.Argument(..., metavar="ID"), memory: Optional[
 
 
 def _decide(template_id: str, verdict: str, memory: Optional[str], min_support: int) -> None:
-    from fixloop.engines.mined.registry import decide
+    from fixloop.adapters.mined.registry import decide
 
     try:
         template = decide(_open(memory), template_id, verdict, "cli", min_support)
@@ -138,7 +138,7 @@ def reject(template_id: str = typer.Argument(..., metavar="ID"), memory: Optiona
 def export_(file: Path = typer.Argument(..., help="JSON file to write."), memory: Optional[str] = MemoryOption,
             approved_only: bool = typer.Option(False, "--approved", help="Only the approved templates.")) -> None:
     """Write the templates (with their status) to a versioned JSON file."""
-    from fixloop.engines.mined.portable import export_templates
+    from fixloop.adapters.mined.portable import export_templates
 
     statuses = ("approved",) if approved_only else ("approved", "proposed", "rejected")
     count = export_templates(_open(memory), file, statuses)
@@ -149,7 +149,7 @@ def export_(file: Path = typer.Argument(..., help="JSON file to write."), memory
 def import_(file: Path = typer.Argument(..., help="A file written by `fixloop memory templates export`."),
             memory: Optional[str] = MemoryOption) -> None:
     """Add the file's templates with their status; a decision already made here is kept."""
-    from fixloop.engines.mined.portable import import_templates
+    from fixloop.adapters.mined.portable import import_templates
 
     if not file.is_file():
         err.print(f"[red]error:[/] {file} is not a file")

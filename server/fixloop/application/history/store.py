@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from fixloop.adapters.history import files, record
+from fixloop.application.history import files, record
 
 log = logging.getLogger("fixloop.run_history")
 CACHE_VERSION = 3  # 2: records carry the run's strategy; 3: the KPIs count fixes by source

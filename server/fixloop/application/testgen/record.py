@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 
 from fixloop.adapters.runner.prepare import Prepared
 from fixloop.adapters.sandbox.api import Sandbox, SandboxLimits
-from fixloop.engines.testgen.harvest import Case
-from fixloop.engines.testgen.target import Target, TestgenError
+from fixloop.application.testgen.harvest import Case
+from fixloop.application.testgen.target import Target, TestgenError
 
 RECORDER = Path(__file__).with_name("sandbox_record.py")
 RUNTIME_NAME = "fixloop_testgen_record.py"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fixloop.engines.testgen.harvest import normalise_hint
-from fixloop.engines.testgen.target import Target, TestgenError, find
+from fixloop.application.testgen.harvest import normalise_hint
+from fixloop.application.testgen.target import Target, TestgenError, find
 
 SIMPLE = {
     "int": "st.integers()",

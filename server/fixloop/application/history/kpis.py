@@ -12,9 +12,9 @@ import math
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from fixloop.adapters.history.record import ATTEMPTED
-from fixloop.adapters.history.sources import by_source
-from fixloop.adapters.history.strategies import compare as compare_strategies
+from fixloop.application.history.record import ATTEMPTED
+from fixloop.application.history.sources import by_source
+from fixloop.application.history.strategies import compare as compare_strategies
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from fixloop.engines.testgen.invariant_tests import HYPOTHESIS_IMPORT
-from fixloop.engines.testgen.properties import Property
-from fixloop.engines.testgen.record import Recorded
-from fixloop.engines.testgen.target import Target
+from fixloop.application.testgen.invariant_tests import HYPOTHESIS_IMPORT
+from fixloop.application.testgen.properties import Property
+from fixloop.application.testgen.record import Recorded
+from fixloop.application.testgen.target import Target
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 from tree_sitter import Node
 
 from fixloop.kit.treesitter import parser
-from fixloop.engines.testgen.target import Param, Target
+from fixloop.application.testgen.target import Param, Target
 
 MAX_CASES = 12
 MAX_LITERAL = 200  # characters of one argument's repr

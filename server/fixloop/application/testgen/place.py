@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path, PurePosixPath
 
 from fixloop.kit.fdwalk import DIR_FLAGS, descend, write_all
-from fixloop.engines.testgen.target import Target, TestgenError
+from fixloop.application.testgen.target import Target, TestgenError
 
 MAX_CONFIG_BYTES = 1_000_000
 

@@ -15,7 +15,7 @@ import time
 from fixloop.core.model import Outcome, Status
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.store import new_id
-from fixloop.engines.strategies.bandit import Tally, reward
+from fixloop.core.bandit import Tally, reward
 
 log = logging.getLogger("fixloop.engines.strategies")
 SOURCE = "strategy"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixloop.engines.mined.model import from_spec, problem
-from fixloop.engines.mined.registry import all_templates, decisions, record
+from fixloop.adapters.mined.model import from_spec, problem
+from fixloop.adapters.mined.registry import all_templates, decisions, record
 
 if TYPE_CHECKING:
     from fixloop.adapters.memory.store import MemoryStore

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
-from fixloop.adapters.history.record import ATTEMPTED
+from fixloop.application.history.record import ATTEMPTED
 
 Z95 = 1.959964
 NOT_RECORDED = "(not recorded)"

@@ -30,9 +30,9 @@ def tests(
     from fixloop.application.config import load, project_settings
     from fixloop.adapters.runner.interpreter import InterpreterUnusable
     from fixloop.adapters.sandbox.api import SandboxUnavailable
-    from fixloop.engines.testgen.place import create
-    from fixloop.engines.testgen.service import generate
-    from fixloop.engines.testgen.target import TestgenError
+    from fixloop.application.testgen.place import create
+    from fixloop.application.testgen.service import generate
+    from fixloop.application.testgen.target import TestgenError
 
     workspace = root.expanduser()
     if not workspace.is_dir():

@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from fixloop.core.model import FileChange, Patch, Suspect
 from fixloop.core.patch import TextEdit, apply_edits
 from fixloop.core.ports import ProposalContext
-from fixloop.engines.repair.syntax import Offsets, parses
-from fixloop.engines.mined.match import matches
-from fixloop.engines.mined.model import MinedTemplate, apply_to
-from fixloop.engines.mined.signatures import Signatures
-from fixloop.engines.mined.view import View, statement_nodes, view_of
+from fixloop.kit.syntax import Offsets, parses
+from fixloop.adapters.mined.match import matches
+from fixloop.adapters.mined.model import MinedTemplate, apply_to
+from fixloop.adapters.mined.signatures import Signatures
+from fixloop.adapters.mined.view import View, statement_nodes, view_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
     from fixloop.adapters.memory.store import MemoryStore
 
-log = logging.getLogger("fixloop.engines.mined")
+log = logging.getLogger("fixloop.adapters.mined")
 # (rank key, template, path, line, character edits)
 LOOSE_FACTOR = 0.8  # a CONST role bound to a lower-case name: the examples' kind of place comes first
 Place = tuple[tuple[float, int, int, int, int], MinedTemplate, str, int, list[tuple[int, int, str]]]
@@ -135,7 +135,7 @@ def store_loader(store: MemoryStore) -> Callable[[], list[MinedTemplate]]:
 
     def load() -> list[MinedTemplate]:
         if not cache:
-            from fixloop.engines.mined.registry import approved
+            from fixloop.adapters.mined.registry import approved
 
             cache.append(approved(store))
         return cache[0]
