@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.application.goal.offline import OfflineAuthor
+from fixloop.application.testgen.goal_offline import OfflineAuthor
 from fixloop.core.goal import GoalContext, GoalRefused, Target
-from fixloop.application.goal.stated import stated
+from fixloop.application.testgen.stated import stated
 
 MOD = '''def cap(x: int) -> int:
     """The score shown.

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.kit.source_index import Index, module_name
-from fixloop.application.goal.offline import OfflineAuthor
+from fixloop.application.testgen.goal_offline import OfflineAuthor
 from fixloop.application.goal.place import new_test_path, folder_for_tests
 from fixloop.core.goal import GoalAuthor, GoalContext, GoalRefused
 from fixloop.application.goal.resolve import check_words, resolve

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fixloop.adapters.graph.entities import index_source, module_name
-from fixloop.adapters.graph.entities import test_entity_id as node_entity
+from fixloop.kit.entities import index_source, module_name
+from fixloop.kit.entities import test_entity_id as node_entity
 from fixloop.adapters.graph.graph import CodeGraph, graph_of
 from fixloop.adapters.graph.walk import python_files, read_file
 

@@ -11,7 +11,7 @@ import pytest
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
 from fixloop.adapters.graph.memory import GraphMemory
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.application.session import FixSession
 
 PROJECT = {

@@ -217,7 +217,7 @@ def test_a_run_with_a_key_and_not_offline_gets_the_model_author_else_the_offline
     import dataclasses
 
     from fixloop.application.config import Settings
-    from fixloop.application.goal.offline import OfflineAuthor
+    from fixloop.application.testgen.goal_offline import OfflineAuthor
     from fixloop.application.wiring import after_spending, make_goal_author
 
     keyed = Settings(llm=LLMSettings(api_key="k"))

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from fixloop.application.config import MemorySettings, load
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.store import default_uri
 
 

@@ -45,7 +45,7 @@ def _teach_first_fix(uri: str) -> None:
     from fixloop.core.model import Attempt, FileChange, Frame, Outcome, Patch, TestReport
     from fixloop.core.model import TestResult as Result
     from fixloop.core.ports import ProposalContext
-    from fixloop.adapters.memory.factory import make_memory
+    from fixloop.adapters.graph.factory import make_memory
 
     memory = make_memory(MemorySettings(uri=uri), Path("/projects/first"))
     assert memory is not None
@@ -69,7 +69,7 @@ def test_the_second_similar_bug_is_fixed_from_memory(tmp_path: Path) -> None:
     assert second.patch.proposer == "memory" and second.candidates_evaluated == 1
     assert "if age >= SENIOR_AGE:" in second.patch.changes[0].after
     # The run taught the memory in turn: two fixed failures of this shape now.
-    from fixloop.adapters.memory.factory import make_memory
+    from fixloop.adapters.graph.factory import make_memory
 
     memory = make_memory(MemorySettings(uri=uri), tmp_path / "second")
     assert memory is not None and memory.store.count("fixes", "fault_shape = 'if ID > ID :'") == 2

@@ -17,7 +17,7 @@ import pytest
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Status
 from fixloop.core.ports import ProposalContext
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.replay import MemoryReplayProposer
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.core.model import Suspect

@@ -153,7 +153,7 @@ def test_the_sandbox_gets_no_cloud_credentials(monkeypatch) -> None:
 def test_opening_a_shared_memory_needs_no_network_until_used(tmp_path: Path) -> None:
     """Building the memory for a run (factory) connects nothing and imports no lancedb."""
     code = ("import sys; from pathlib import Path; from fixloop.application.config import MemorySettings; "
-            "from fixloop.adapters.memory.factory import make_memory; "
+            "from fixloop.adapters.graph.factory import make_memory; "
             "m = make_memory(MemorySettings(uri='s3://team/m'), Path('/home/someone/shop')); "
             "print(m.project, type(m.store).__name__, 'lancedb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,

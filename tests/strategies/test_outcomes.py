@@ -9,7 +9,7 @@ import pytest
 
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.model import Outcome, Scope, Status, Usage
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.engines.strategies.arrange import Part
 from fixloop.core.bandit import MIN_RUNS, Choice, reward

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.outcomes import record_of
 from tests.conftest import PYTHON, REPO, fixloop_env
 

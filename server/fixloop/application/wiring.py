@@ -20,7 +20,7 @@ from fixloop.adapters.graph.prior import EntityPriorLocalizer
 from fixloop.adapters.llm.cost import DailyBudget
 from fixloop.adapters.llm.proposer import LLMProposer
 from fixloop.adapters.llm.reviewer import ModelReviewer
-from fixloop.adapters.memory.factory import make_memory
+from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.analogy_proposer import AnalogyProposer
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.replay import MemoryReplayProposer
@@ -104,7 +104,7 @@ def _mined(demoted: bool) -> Callable[[ProposerInputs], Proposer | None]:
 def make_goal_author(settings: Settings, cancelled: Callable[[], bool] = lambda: False) -> GoalAuthor:
     """Who writes a goal's questions, spec and reproduction test: Claude when a key is set (and the run is not
     offline), with the offline author as its fallback for any step the model cannot do; else the offline one."""
-    from fixloop.application.goal.offline import OfflineAuthor
+    from fixloop.application.testgen.goal_offline import OfflineAuthor
     from fixloop.adapters.llm.goal_author import ClaudeGoalAuthor
 
     offline = OfflineAuthor()

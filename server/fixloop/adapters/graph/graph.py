@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from fixloop.adapters.graph.entities import CALLABLE, CLASS, MODULE, TEST, Entity, FileIndex, enclosing, entity_id, index_source, test_entity_id
+from fixloop.kit.entities import CALLABLE, CLASS, MODULE, TEST, Entity, FileIndex, enclosing, entity_id, index_source, test_entity_id
 
 MAX_SAME_NAME = 3  # an unqualified `x.save()` may mean any `save`: link at most this many, else none
 

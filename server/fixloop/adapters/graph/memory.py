@@ -16,7 +16,7 @@ from fixloop.core.model import EntityWarning, Outcome, Suspect
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.store import MemoryStore
-from fixloop.adapters.graph.entities import CALLABLE, CLASS, digest, index_source, module_name
+from fixloop.kit.entities import CALLABLE, CLASS, digest, index_source, module_name
 from fixloop.adapters.graph.graph import CodeGraph
 from fixloop.adapters.graph.history import EntityHistory, EntityRecord, hover_text, warning_text
 from fixloop.adapters.graph.store import GraphRefused, GraphStore
@@ -144,7 +144,7 @@ class GraphMemory(LearningMemory):
         return self._safe("prior", lambda: self._rerank(suspects, sources), suspects)
 
     def _rerank(self, suspects: tuple[Suspect, ...], sources: Mapping[str, str]) -> tuple[Suspect, ...]:
-        from fixloop.adapters.graph.links import entity_at
+        from fixloop.kit.entity_links import entity_at
 
         records = self.history.records()
         if not records or not suspects:

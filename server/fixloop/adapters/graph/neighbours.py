@@ -7,7 +7,7 @@ import threading
 from typing import Callable, Mapping, Sequence
 
 from fixloop.core.model import Suspect
-from fixloop.adapters.graph.entities import Entity
+from fixloop.kit.entities import Entity
 from fixloop.adapters.graph.graph import CodeGraph, graph_of
 
 MAX_EACH = 6  # callers, and callees, per suspect function

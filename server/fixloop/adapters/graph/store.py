@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from fixloop.adapters.memory.engine import retry
 from fixloop.adapters.memory.store import MemoryStore, is_local, local_path, quote
-from fixloop.adapters.graph.entities import Entity, FileIndex, Ref
+from fixloop.kit.entities import Entity, FileIndex, Ref
 
 if TYPE_CHECKING:
     import pyarrow as pa

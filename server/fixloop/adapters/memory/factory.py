@@ -1,4 +1,5 @@
-"""Settings -> the learning memory (or None). Cheap: the store opens on first use."""
+"""Settings -> the memory's store (the learning memory with the code graph is made in `graph.factory`).
+Cheap: the store opens on first use."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from pathlib import Path
 
 from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.adapters.memory.embed import HashingEmbedder, load_embedder
-from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.privacy import project_name
 from fixloop.adapters.memory.remote import is_remote
 from fixloop.adapters.memory.store import MemoryStore
@@ -33,13 +33,3 @@ def project_key(workspace: Path, shared: bool = False) -> str:
     """A private store names a project by its path; a shared one by its folder's name (no user name in it)."""
     path = str(workspace.expanduser().resolve())
     return project_name(path) if shared else path
-
-
-def make_memory(settings: MemorySettings, workspace: Path, seed: int | None = None) -> LearningMemory | None:
-    """`seed` makes the memory's random choices (exploration) those of one run; None leaves them unseeded."""
-    if not settings.enabled:
-        return None
-    from fixloop.adapters.graph.memory import GraphMemory  # the learning memory with the workspace's code graph
-
-    return GraphMemory(make_store(settings), project_key(workspace, is_remote(settings.uri)), workspace,
-                       settings.min_pattern_count, seed=seed)

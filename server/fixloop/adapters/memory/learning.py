@@ -15,7 +15,7 @@ from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Attempt, Lesson, Outcome, Patch, PatternHit, Status, TestReport
 from fixloop.core.patch import touched, unified_diff
 from fixloop.core.ports import ProposalContext
-from fixloop.adapters.graph.links import fixed_entity, suspect_entity
+from fixloop.kit.entity_links import fixed_entity, suspect_entity
 from fixloop.adapters.memory.describe import FailureInfo, describe
 from fixloop.adapters.memory.priors import REVIEW_WEIGHT, Posterior, learned_priors, posterior_from
 from fixloop.adapters.memory.pastfix import FixDetails, KnownFix, hits_in

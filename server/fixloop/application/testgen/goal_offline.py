@@ -7,7 +7,7 @@ from typing import Sequence
 
 from fixloop.core.model import Usage
 from fixloop.core.goal import GoalContext, GoalRefused, Question, ReproTest, Spec, Target
-from fixloop.application.goal.stated import HYPOTHESIS_MISSING, examples_for, refusal, stated, test_source
+from fixloop.application.testgen.stated import HYPOTHESIS_MISSING, examples_for, refusal, stated, test_source
 
 TARGET = "target"
 MAX_CHOICES = 6  # a showMessageRequest with more buttons than this is unreadable

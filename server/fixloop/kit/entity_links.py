@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from fixloop.core.model import Patch, Suspect, TestResult
-from fixloop.adapters.graph.entities import FileIndex, enclosing, index_source
+from fixloop.kit.entities import FileIndex, enclosing, index_source
 
 
 @lru_cache(maxsize=256)
