@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from fixloop.core.integrity import is_test_file
@@ -93,6 +94,12 @@ def index_source(path: str, text: str) -> FileIndex:
     walker.walk(root)
     return FileIndex(path, module, tuple(walker.entities), tuple(walker.refs[:MAX_REFS_PER_FILE]), digest(text),
                      not root.has_error)
+
+
+@lru_cache(maxsize=256)
+def index_of(path: str, text: str) -> FileIndex:
+    """`index_source`, parsed once per text: every reader of a file's entities shares it."""
+    return index_source(path, text)
 
 
 def enclosing(index: FileIndex, line: int, kinds: frozenset[str] = CALLABLE) -> Entity | None:

@@ -3,16 +3,10 @@ history can be asked per entity. Computed from the sources a run already holds; 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from fixloop.core.model import Patch, Suspect, TestResult
-from fixloop.kit.entities import FileIndex, enclosing, index_source
-
-
-@lru_cache(maxsize=256)
-def _index(path: str, text: str) -> FileIndex:
-    return index_source(path, text)
+from fixloop.kit.entities import enclosing, index_of
 
 
 def entity_at(sources: Mapping[str, str], path: str, line: int) -> str:
@@ -20,7 +14,7 @@ def entity_at(sources: Mapping[str, str], path: str, line: int) -> str:
     text = sources.get(path)
     if text is None or not path.endswith(".py"):
         return ""
-    entity = enclosing(_index(path, text), line)
+    entity = enclosing(index_of(path, text), line)
     return entity.id if entity is not None else ""
 
 

@@ -12,6 +12,7 @@ from typing import Callable
 
 from tree_sitter import Node
 
+from fixloop.kit.entities import enclosing, index_of
 from fixloop.kit.treesitter import parser
 
 
@@ -95,21 +96,10 @@ def find(source: str, rel: str, qualname: str, module: str, import_root: str) ->
 
 
 def function_at(source: str, line: int) -> str | None:
-    """The qualname (`f` or `Class.method`) of the top-level function or method whose definition holds `line`."""
-    tree = parser().parse(source.encode("utf-8"))
-    for node in tree.root_node.named_children:
-        inner = _unwrap(node)
-        if not inner.start_point[0] <= line <= inner.end_point[0]:
-            continue
-        if inner.type == "function_definition":
-            return _name(inner)
-        if inner.type == "class_definition":
-            body = inner.child_by_field_name("body")
-            for child in body.named_children if body is not None else ():
-                fn = _unwrap(child)
-                if fn.type == "function_definition" and fn.start_point[0] <= line <= fn.end_point[0]:
-                    return f"{_name(inner)}.{_name(fn)}"
-    return None
+    """The qualname (`f` or `Class.method`) of the top-level function or method whose definition (decorators
+    excluded) holds the 0-based `line`: the file's entity index read, nothing parsed again."""
+    entity = enclosing(index_of("", source), line + 1)
+    return entity.name if entity is not None and entity.name.count(".") <= 1 else None
 
 
 def _unwrap(node: Node) -> Node:
