@@ -21,7 +21,7 @@ from fixloop.application.config import Settings, load, project_settings, sandbox
 from fixloop.core.model import Scope, Status
 from fixloop.kit.printable import log_to, printable, shown
 from fixloop.kit.screen import console, print_diff
-from fixloop.run_display import RunDisplay, show_end
+from fixloop.run_display import RunDisplay, show_audit, show_end
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -100,6 +100,8 @@ def fix(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr: only warnings and the end."),
     allow_install: bool = typer.Option(False, "--allow-install",
                                        help="Install a missing package the tests need, then run again (--yes never does)."),
+    audit: bool = typer.Option(False, "--audit", help="A security pass on the fix before it is offered (rules, bandit "
+                                                      "and the model's audit); a high finding stops --yes."),
 ) -> None:
     """Run the repair loop on PATH and offer the fix."""
     workspace = _checked_workspace(path, yes, dry_run, goal is not None and bool(test or file))
@@ -109,13 +111,9 @@ def fix(
         "test_timeout": test_timeout, "per_test_timeout": per_test_timeout, "baseline_timeout": baseline_timeout,
         "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python,
         "offline": offline or None, "allow_test_edits": allow_test_edits or None,
+        "audit": {"enabled": True} if audit else None,
     }
-    if sandbox is not None:
-        overrides["sandbox"] = {**overrides.get("sandbox", {}), "backend": sandbox}
-    if memory is not None or no_memory:
-        overrides["memory"] = {**overrides.get("memory", {}), **({"uri": memory} if memory else {}),
-                               **({"enabled": False} if no_memory else {})}
-    settings, problems = _run_settings(workspace, overrides)
+    settings, problems = _run_settings(workspace, _with_places(overrides, sandbox, memory, no_memory))
     if goal is not None:  # goal mode: words -> a verified failing test -> the same fix run
         from fixloop.application.goal.terminal import goal_session, show_goal
 
@@ -150,7 +148,18 @@ def fix(
                   f"{summary['wall_seconds']} s; run log: {shown(summary['run_dir'])}")
     else:
         sys.stdout.write(json.dumps(summary) + "\n")
-    raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts")), session.setup_error))
+    raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts") or summary.get("blocked")),
+                               session.setup_error))
+
+
+def _with_places(overrides: dict[str, Any], sandbox: str | None, memory: str | None, no_memory: bool) -> dict[str, Any]:
+    """The flags that name a sandbox backend or a memory, merged into the `--set` tables of the same name."""
+    if sandbox is not None:
+        overrides["sandbox"] = {**overrides.get("sandbox", {}), "backend": sandbox}
+    if memory is not None or no_memory:
+        overrides["memory"] = {**overrides.get("memory", {}), **({"uri": memory} if memory else {}),
+                               **({"enabled": False} if no_memory else {})}
+    return overrides
 
 
 def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
@@ -262,7 +271,13 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
             err.print(f"review ({shown(review['by'])}): {shown(review['verdict'])}, {shown(review['reason'], multiline=True)}")
         for said in summary.get("hooks", []):
             err.print(shown(said))
+        show_audit(err, summary.get("audit"))
     asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
+    if yes and (summary.get("audit") or {}).get("blocking"):  # a high finding is for a person to weigh
+        summary["blocked"] = "audit"  # not a decision of yours: nothing is recorded as one
+        err.print("[red]not applied:[/] the audit found a high-severity issue; read the diff in "
+                  f"{shown(summary['run_dir'])}/fix.diff and apply it yourself, or run again without --yes")
+        return
     apply = yes or (asked and typer.confirm("Apply?", default=False))
     if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
         record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,

@@ -143,3 +143,18 @@ def show_end(console: Console, summary: Mapping[str, Any]) -> None:
         console.print("next steps:")
         for step in steps:
             console.print(f"  - {shown(step)}")
+
+
+def show_audit(console: Console, audit: Mapping[str, Any] | None) -> None:
+    """The security pass beside the diff: by whom, each finding by severity, or that it found nothing."""
+    if not audit:
+        return
+    findings = audit.get("findings") or []
+    note = f" ({shown(audit['note'])})" if audit.get("note") else ""
+    console.print(f"audit ({shown(audit['by'])}): " + (f"{len(findings)} finding(s)" if findings else "nothing found") + note)
+    colour = {"high": "red", "medium": "yellow"}
+    for f in findings:
+        where = f"{shown(f['path'])}:{f['line']}: " if f.get("path") else ""
+        console.print(f"  [{colour.get(f['severity'], 'dim')}]{f['severity']}[/] {where}{shown(f['message'])} "
+                      f"[dim]({shown(f['source'])})[/]")
+

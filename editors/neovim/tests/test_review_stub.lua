@@ -103,4 +103,14 @@ H.test(':FixloopFixTest sends the cursor position; :FixloopFix file the file sco
   H.contains(H.wait_message(10000, 'run fixed').msg, 'scope=workspace')
 end)
 
+H.test('the audit is shown beside the diff: by whom, one line per finding, model text folded', function()
+  local review = require('fixloop.review')
+  H.eq({ '# audit (auditor-model): 1 finding(s)', '#   high x.py:3: reads any path (auditor-model)' },
+    review.audit_lines({ by = 'auditor-model', blocking = true, note = '', findings = {
+      { severity = 'high', path = 'x.py', line = 3, message = 'reads\nany path', source = 'auditor-model' } } }),
+    'a finding')
+  H.eq({ '# audit (offline): nothing found (no model audit (down))' },
+    review.audit_lines({ by = 'offline', note = 'no model audit (down)', findings = {} }), 'nothing found, and why')
+end)
+
 H.run()

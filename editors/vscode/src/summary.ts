@@ -27,6 +27,14 @@ export interface RunSummary {
   tried?: Tried; // a fix run: where it looked and what it tried (docs/protocol.md "Run summary")
   next_steps?: string[]; // a run that did not end fixed: what to do next, most useful first
   review?: Review; // the reviewer's word on the fix offered (or on the last one it rejected)
+  audit?: Audit; // the security pass on the fix (`--audit`, audit.enabled)
+}
+
+export interface Audit {
+  by: string; // "offline", or the model that audited
+  blocking?: boolean; // a high finding: never applied without a person
+  note?: string;
+  findings?: { severity: string; path: string; line: number; message: string; source: string }[];
 }
 
 export interface Review {
@@ -104,7 +112,8 @@ export function summaryDocument(summary: RunSummary): string {
   const lines = [
     `# fixloop run ${summary.run_id}: ${statusWord(summary.status)}`,
     ...(summary.message ? [`# ${summary.message}`] : []),
-    ...(summary.review ? [`# review (${summary.review.by}): ${summary.review.verdict}, ${summary.review.reason}`] : []),
+    ...(summary.review ? [`# review (${summary.review.by}): ${summary.review.verdict}, ${oneLine(summary.review.reason)}`] : []),
+    ...auditLines(summary.audit),
     ...(summary.goal ? [`# goal: ${summary.goal}`] : []),
     ...(summary.spec?.expected ? [`# spec: ${summary.spec.where ?? "?"}: expected ${summary.spec.expected}`] : []),
     ...(summary.test_file ? [`# reproduction test: ${summary.test_file}`] : []),
@@ -119,3 +128,21 @@ export function summaryDocument(summary: RunSummary): string {
   lines.push("", summary.diff ?? "");
   return lines.join("\n");
 }
+
+/** The security pass beside the diff: by whom, then each finding (model and project text kept on one line). */
+export function auditLines(audit: Audit | undefined): string[] {
+  if (!audit) {
+    return [];
+  }
+  const findings = audit.findings ?? [];
+  const note = audit.note ? ` (${oneLine(audit.note)})` : "";
+  return [
+    `# audit (${audit.by}): ${findings.length ? `${findings.length} finding(s)` : "nothing found"}${note}`,
+    ...findings.map((f) => `#   ${f.severity} ${f.path ? `${f.path}:${f.line}: ` : ""}${oneLine(f.message)} (${f.source})`),
+  ];
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ");
+}
+

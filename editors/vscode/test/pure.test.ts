@@ -34,6 +34,11 @@ test("status texts", () => {
   const reviewed = summaryDocument({ run_id: "r1", status: "fixed", message: "fixed by mutation/swap",
     review: { verdict: "accept", reason: "the smallest of 2 plausible fixes", by: "offline" } });
   assert.match(reviewed, /^# fixed by mutation\/swap\n# review \(offline\): accept, the smallest of 2 plausible fixes$/m);
+  const audited = summaryDocument({ run_id: "r1", status: "fixed", audit: { by: "auditor-model", blocking: true,
+    findings: [{ severity: "high", path: "x.py", line: 3, message: "reads\nany path", source: "auditor-model" }] } });
+  assert.match(audited, /^# audit \(auditor-model\): 1 finding\(s\)\n# {3}high x.py:3: reads any path \(auditor-model\)$/m);
+  assert.match(summaryDocument({ run_id: "r1", status: "fixed", audit: { by: "offline", findings: [] } }),
+    /^# audit \(offline\): nothing found$/m);
 });
 
 test("a run that did not end fixed says what it tried and what to do next", () => {

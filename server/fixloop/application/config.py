@@ -31,6 +31,7 @@ from fixloop.core.review import ReviewSettings
 from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.adapters.runner.install import InstallSettings
+from fixloop.adapters.safety.audit import AuditSettings
 from fixloop.adapters.safety.hooks import HookSettings
 from fixloop.adapters.sandbox.backends import AUTO, SandboxSettings, choices as backend_choices
 from fixloop.core.strategies import CHOICES as STRATEGY_CHOICES
@@ -96,6 +97,7 @@ class Settings:
     hooks: HookSettings = field(default_factory=HookSettings)  # yours only: commands run on your machine
     install: InstallSettings = field(default_factory=InstallSettings)  # yours only: where packages come from
     review: ReviewSettings = field(default_factory=ReviewSettings)
+    audit: AuditSettings = field(default_factory=AuditSettings)
 
     def limits(self) -> Limits:
         return Limits(
@@ -258,7 +260,8 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
     "llm.model": (USER, "the model decides what you pay"), "llm.roles.reviewer.model": (USER, "the model decides what you pay"),
-    "review.enabled": (ONLY_TRUE, ""),
+    "llm.roles.auditor.model": (USER, "the model decides what you pay"),
+    "review.enabled": (ONLY_TRUE, ""), "audit.enabled": (ONLY_TRUE, ""),
     "llm.base_url": (USER, "it decides where your API key is sent"),
     "llm.api_key": (USER, "keep keys out of the repository (use the environment or the editor)"),
     "llm.api_key_env": (USER, "it decides which secret of yours is sent"),

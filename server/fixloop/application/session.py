@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 from fixloop.application.advice import Situation, advise
 from fixloop.application.config import Settings, project_settings
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Event, Outcome, Scope, Status
+from fixloop.core.model import Audit, Event, Outcome, Scope, Status
 from fixloop.core.ports import Ports
 from fixloop.application.history.store import remember_project
 from fixloop.application.runlog import RunLog, new_run_id, record_decision
@@ -24,7 +24,7 @@ from fixloop.adapters.safety.hooks import ON_APPLY, POST_FIX, tell
 from fixloop.adapters.sandbox.api import SandboxUnavailable
 from fixloop.core.bandit import Choice
 from fixloop.adapters.memory.outcomes import record as record_strategy
-from fixloop.application.wiring import llm_api_key, make_ports, make_runner, make_task
+from fixloop.application.wiring import llm_api_key, make_auditor, make_ports, make_runner, make_task
 from fixloop.application.workspace_io import ApplyResult, apply_patch
 
 
@@ -57,6 +57,7 @@ class FixSession:
         self.suspects: list[str] = []  # path:line, best first, once localized (for the end message)
         self.setup_error = ""  # a run that could not start: sandbox | interpreter | internal
         self.review: dict[str, Any] = {}  # the reviewer's word on the fix offered (or the last one it rejected)
+        self.audit: Audit | None = None  # the security pass on the fix offered, with `audit.enabled`
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -113,6 +114,7 @@ class FixSession:
             else:
                 outcome = drive(run(self.task, ports, self.run_id), handle)
                 record_strategy(ports.memory, self.strategy.strategy, outcome)  # what the bandit learns from
+                outcome = self.audited(ports, outcome, handle)
         except Exception as e:  # a program failure still ends the run cleanly, with a summary
             # No working sandbox is a setup problem with its own instructions, not an internal error.
             message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
@@ -130,7 +132,8 @@ class FixSession:
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
         self.outcome = outcome
         told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
-        extra = ({"hooks": [told]} if told else {}) | ({"review": self.review} if self.review else {})
+        extra = (({"hooks": [told]} if told else {}) | ({"review": self.review} if self.review else {})
+                 | ({"audit": audit_json(self.audit)} if self.audit is not None else {}))
         self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome)), **extra})
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
         self.summary["python"] = self.runner.python if self.runner is not None else ""
@@ -140,6 +143,15 @@ class FixSession:
             self.summary["install"] = {"module": offer.module, "requirement": offer.requirement, "where": offer.where,
                                        "python": offer.python, "command": offer.command}
         return outcome
+
+    def audited(self, ports: Ports, outcome: Outcome, handle: Callable[[Event], None]) -> Outcome:
+        """The security pass on the fix found (`audit.enabled`), logged; its model calls count in the run's usage."""
+        auditor = make_auditor(self.settings, ports.proposers, self._cancel.is_set)
+        if auditor is None or outcome.status is not Status.FIXED or outcome.patch is None:
+            return outcome
+        self.audit = auditor.audit(outcome.patch, outcome.baseline)
+        handle(Event("audited", self.run_id, time.monotonic(), "done", None, audit_json(self.audit)))
+        return dataclasses.replace(outcome, usage=outcome.usage + self.audit.usage)
 
     def situation(self, outcome: Outcome) -> Situation:
         """What the end message needs to say what was tried and what to do next."""
@@ -175,3 +187,10 @@ class FixSession:
         result = apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
         told = tell(ON_APPLY, self.settings.hooks, self.outcome.patch, self.workspace) if result.ok else ""
         return dataclasses.replace(result, said=(told,)) if told else result
+
+
+def audit_json(audit: Audit) -> dict[str, Any]:
+    """The audit as the run log, `summary.json`, `--json` and the editors read it."""
+    return {"by": audit.by, "blocking": audit.blocking, "note": audit.note,
+            "findings": [dataclasses.asdict(f) for f in audit.findings]}
+

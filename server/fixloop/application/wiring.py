@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Finding, Patch, Scope, Task, Usage
-from fixloop.core.ports import Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
+from fixloop.core.ports import Auditor, Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
 from fixloop.core.review import OfflineReviewer
 from fixloop.core.goal import GoalAuthor
 from fixloop.adapters.graph.memory import GraphMemory
 from fixloop.adapters.graph.prior import EntityPriorLocalizer
 from fixloop.adapters.llm.cost import DailyBudget
 from fixloop.adapters.llm.proposer import LLMProposer
+from fixloop.adapters.llm.auditor import ModelAuditor
 from fixloop.adapters.llm.reviewer import ModelReviewer
 from fixloop.adapters.graph.factory import make_memory
 from fixloop.adapters.memory.analogy_proposer import AnalogyProposer
@@ -29,6 +30,7 @@ from fixloop.engines.repair.localize import SpectrumLocalizer
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.safety import bandit_scan, catalog, rules
+from fixloop.adapters.safety.audit import RulesAuditor
 from fixloop.adapters.safety.check import PatchSafety
 from fixloop.adapters.safety.hooks import ON_APPLY, HookedSafety, HookSettings, describe, tell
 from fixloop.adapters.sandbox.api import SandboxUnavailable
@@ -205,6 +207,18 @@ def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: 
         return OfflineReviewer()
     return ModelReviewer(settings.llm, llm_api_key(settings), coder.meter, cancelled)
 
+
+
+def make_auditor(settings: Settings, proposers: Sequence[Proposer], cancelled: Callable[[], bool]) -> Auditor | None:
+    """With `audit.enabled`: the safety rules and bandit on the fix, then the model's own audit when the model
+    can be asked (its own model if `llm.roles.auditor.model`, the coder's budgets); none otherwise."""
+    if not settings.audit.enabled:
+        return None
+    offline = RulesAuditor()
+    coder = next((p for p in proposers if isinstance(p, LLMProposer) and p.reachable), None)
+    if coder is None:
+        return offline
+    return ModelAuditor(settings.llm, llm_api_key(settings), coder.meter, offline, cancelled)
 
 # ---- the language server's adapters, outside a run -------------------------------------------------
 def doctor(settings: Settings) -> tuple[str, bool]:

@@ -313,3 +313,30 @@ class Review:
 
 
 Numbered = tuple[int, Patch]  # (candidate number in the run, the fix)
+
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"  # an audit finding's severity; a high one blocks `--yes`
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    severity: str  # HIGH | MEDIUM | LOW
+    path: str
+    line: int  # 1-based; 0 when the finding is about the whole change
+    message: str
+    source: str  # "rules", "bandit", or the model that found it
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The security pass on the fix to be offered: what the rules, bandit and (with a model) the auditor found."""
+
+    by: str  # "offline", or the model that audited
+    findings: tuple[AuditFinding, ...] = ()
+    note: str = ""  # why a model audit is missing, when it is
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def blocking(self) -> bool:
+        return any(f.severity == HIGH for f in self.findings)
+

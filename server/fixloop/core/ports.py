@@ -8,6 +8,7 @@ from typing import Callable, Iterator, Mapping, Protocol, Sequence, runtime_chec
 
 from fixloop.core.model import (
     Attempt,
+    Audit,
     Lesson,
     Numbered,
     Outcome,
@@ -153,6 +154,12 @@ class ReviewMemory(Protocol):
 
 class Reviewer(Protocol):
     def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review: ...
+
+
+class Auditor(Protocol):
+    """The security pass on the fix a run found, before it is offered (`audit.enabled`)."""
+
+    def audit(self, patch: Patch, report: TestReport | None) -> Audit: ...
 
 
 @dataclass(frozen=True)

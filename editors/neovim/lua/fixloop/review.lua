@@ -67,6 +67,22 @@ local function locate(lines, start, old)
 end
 
 --- Render a run summary as diff lines; returns the lines and the line range of each hunk.
+--- The audit's header lines: by whom, then each finding on one line (model and project text folded).
+---@param audit table
+---@return string[]
+function M.audit_lines(audit)
+  local findings = type(audit.findings) == 'table' and audit.findings or {}
+  local note = type(audit.note) == 'string' and audit.note ~= '' and (' (' .. audit.note:gsub('%s*\n%s*', ' ') .. ')') or ''
+  local out = { ('# audit (%s): %s%s'):format(tostring(audit.by or '?'),
+    #findings > 0 and (#findings .. ' finding(s)') or 'nothing found', note) }
+  for _, f in ipairs(findings) do
+    local where = (type(f.path) == 'string' and f.path ~= '') and ('%s:%s: '):format(f.path, tostring(f.line or 0)) or ''
+    local message = (tostring(f.message or '')):gsub('%s*\n%s*', ' ')
+    table.insert(out, ('#   %s %s%s (%s)'):format(tostring(f.severity or '?'), where, message, tostring(f.source or '?')))
+  end
+  return out
+end
+
 ---@param summary table
 ---@return string[] lines
 ---@return { first: integer, last: integer, hunk: table }[] ranges
@@ -80,6 +96,9 @@ function M.render(summary)
   if type(summary.review) == 'table' then -- the reviewer's word, beside the diff
     table.insert(lines, ('# review (%s): %s, %s'):format(tostring(summary.review.by or '?'),
       tostring(summary.review.verdict or '?'), (tostring(summary.review.reason or '')):gsub('%s*\n%s*', ' ')))
+  end
+  if type(summary.audit) == 'table' then -- the security pass, beside the diff
+    vim.list_extend(lines, M.audit_lines(summary.audit))
   end
   vim.list_extend(lines, {
     ('# %s accept  %s reject  %s/%s all  %s %s move  %s go to  %s close'):format(

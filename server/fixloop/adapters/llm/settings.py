@@ -13,6 +13,7 @@ class RoleSettings:
 @dataclass(frozen=True)
 class RolesSettings:
     reviewer: RoleSettings = field(default_factory=RoleSettings)
+    auditor: RoleSettings = field(default_factory=RoleSettings)
 
 
 @dataclass(frozen=True)
