@@ -176,3 +176,12 @@ def test_the_user_may_loosen_what_a_project_may_not(tmp_path: Path, monkeypatch:
     assert len(problems) == 1 and "warm_workers = 8: refused" in problems[0] and "(it stays 4)" in problems[0]
     settings, more = load({"test_timeout": 900, "allow_test_edits": True}, settings, "--")
     assert settings.test_timeout == 900 and settings.allow_test_edits is True and more == []
+
+
+def test_no_role_of_the_model_takes_its_model_from_a_project(tmp_path: Path) -> None:
+    from fixloop.application.config import project_table
+
+    roles = ("planner", "coder", "reflector", "reviewer", "auditor")
+    allowed, refused = project_table({"llm": {"roles": {r: {"model": "cheap-model"} for r in roles}}}, Settings(), tmp_path)
+    assert all(not v for v in allowed.get("llm", {}).get("roles", {}).values())
+    assert sorted(r.split(":")[0] for r in refused) == sorted(f"llm.roles.{r}.model" for r in roles)

@@ -222,3 +222,22 @@ def test_tool_errors_are_returned_to_the_model_and_recorded(fake: FakeAnthropic,
 
 
 
+
+
+def test_each_role_asks_its_own_model_and_spends_the_one_budget(fake: FakeAnthropic, project: Path) -> None:
+    from fixloop.adapters.llm.settings import RoleSettings, RolesSettings
+
+    model = ScriptedModel([wrong(1), RIGHT])
+    fake.fallback = model
+    roles = RolesSettings(planner=RoleSettings("plan-model"), reflector=RoleSettings("reflect-model"))
+    proposer = llm_proposer(fake.url, roles=roles)
+    out = run_loop(project, [proposer], runner=average_runner(project)).outcome
+    assert out.status is Status.FIXED, out.message
+    assert sorted({(k, b["model"]) for k, b in model.seen}) == [
+        ("after_tool", "fake-model"), ("plan", "plan-model"), ("propose", "fake-model"), ("reflect", "reflect-model")]
+    assert out.usage.llm_calls == len(model.seen)  # one meter for every role
+    coder = llm_proposer(fake.url, roles=RolesSettings(coder=RoleSettings("code-model")))
+    model.seen.clear()
+    model.edits = iter([RIGHT])
+    run_loop(write_project(project.parent / "again", AVERAGE_PROJECT), [coder], runner=average_runner(project))
+    assert {(k, b["model"]) for k, b in model.seen if k != "plan"} == {("propose", "code-model"), ("after_tool", "code-model")}

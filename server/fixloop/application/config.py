@@ -261,6 +261,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
     "llm.model": (USER, "the model decides what you pay"), "llm.roles.reviewer.model": (USER, "the model decides what you pay"),
     "llm.roles.auditor.model": (USER, "the model decides what you pay"),
+    **{f"llm.roles.{role}.model": (USER, "the model decides what you pay") for role in ("planner", "coder", "reflector")},
     "review.enabled": (ONLY_TRUE, ""), "audit.enabled": (ONLY_TRUE, ""),
     "llm.base_url": (USER, "it decides where your API key is sent"),
     "llm.api_key": (USER, "keep keys out of the repository (use the environment or the editor)"),

@@ -44,7 +44,7 @@ TOOL = {"name": "record_audit", "description": "Security findings in the fix (em
 
 def auditor_settings(settings: LLMSettings) -> LLMSettings:
     """The main model's settings with the auditor's own model, when one is set."""
-    return dataclasses.replace(settings, model=settings.roles.auditor.model or settings.model)
+    return dataclasses.replace(settings, model=settings.roles.model("auditor", settings.model))
 
 
 class ModelAuditor:

@@ -31,6 +31,9 @@ def _cached_tools() -> list[dict[str, Any]]:
     return tools
 
 
+ROLE_OF = {"plan": "planner", "reflect": "reflector"}  # every other call is the coder's
+
+
 class LLMProposer:
     name = "llm"
     adaptive = True
@@ -193,10 +196,12 @@ class LLMProposer:
         self.meter.check()
         max_tokens = max(1, min(self.settings.max_output_tokens, self.meter.remaining_tokens()))
         started = time.monotonic()
-        reply = self._client.call(Request(self._system, messages, max_tokens, self._tools, tool_choice))
+        model = self.settings.roles.model(ROLE_OF.get(kind, "coder"), self.settings.model)
+        reply = self._client.call(Request(self._system, messages, max_tokens, self._tools, tool_choice,
+                                          {"model": model} if model != self.settings.model else {}))
         spent = usage_from_api(reply.usage, self.prices)
         self.meter.add(spent)
-        record = {"kind": kind, "model": reply.model or self.settings.model, "tokens": spent.tokens,
+        record = {"kind": kind, "model": reply.model or model, "tokens": spent.tokens,
                   "input_tokens": spent.input_tokens, "output_tokens": spent.output_tokens,
                   "cache_read_tokens": spent.cache_read_tokens, "cache_write_tokens": spent.cache_write_tokens,
                   "cost_usd": round(spent.cost_usd, 6), "seconds": round(time.monotonic() - started, 3),

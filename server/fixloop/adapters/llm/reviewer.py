@@ -38,7 +38,7 @@ TOOL = {"name": "record_review", "description": "Your verdict on the winning fix
 
 def reviewer_settings(settings: LLMSettings) -> LLMSettings:
     """The main model's settings with the reviewer's own model, when one is set."""
-    return dataclasses.replace(settings, model=settings.roles.reviewer.model or settings.model)
+    return dataclasses.replace(settings, model=settings.roles.model("reviewer", settings.model))
 
 
 class ModelReviewer:

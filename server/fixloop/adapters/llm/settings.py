@@ -12,8 +12,17 @@ class RoleSettings:
 
 @dataclass(frozen=True)
 class RolesSettings:
+    planner: RoleSettings = field(default_factory=RoleSettings)  # the hypothesis and plan, once a run
+    coder: RoleSettings = field(default_factory=RoleSettings)  # the edits, through the tools
+    reflector: RoleSettings = field(default_factory=RoleSettings)  # why a candidate failed
     reviewer: RoleSettings = field(default_factory=RoleSettings)
     auditor: RoleSettings = field(default_factory=RoleSettings)
+
+    def model(self, role: str, main: str) -> str:
+        """The model a role asks: its own when one is set, else the main one."""
+        own = {"planner": self.planner, "coder": self.coder, "reflector": self.reflector, "reviewer": self.reviewer,
+               "auditor": self.auditor}[role]
+        return own.model or main
 
 
 @dataclass(frozen=True)
