@@ -8,8 +8,8 @@ local function seeded_memory()
   local script = [[
 import sys
 sys.path.insert(0, sys.argv[2])
-from fixloop.memory.embed import HashingEmbedder
-from fixloop.memory.store import MemoryStore
+from fixloop.adapters.memory.embed import HashingEmbedder
+from fixloop.adapters.memory.store import MemoryStore
 from tests.mined.helpers import teach_strict_limit
 teach_strict_limit(MemoryStore(sys.argv[1], HashingEmbedder()).open())
 ]]
