@@ -56,14 +56,16 @@ def test_a_high_finding_by_the_auditors_model_stops_yes_and_says_what_to_do(tmp_
     def model(body: dict[str, Any]) -> dict[str, Any]:
         tool = (body.get("tool_choice") or {}).get("name")
         if tool == "record_review":
-            return message(tool_use("record_review", {"verdict": "accept", "reason": "fixes the threshold"}))
-        assert tool == "record_audit", body  # the offline engine finds this fix: review and audit only
-        return message(tool_use("record_audit", {"findings": [
-            {"severity": "high", "file": "inventory/pricing.py", "line": 12, "issue": "scripted: exploitable"}]}))
+            reply = message(tool_use("record_review", {"verdict": "accept", "reason": "fixes the threshold"}))
+        else:
+            assert tool == "record_audit", body  # the offline engine finds this fix: review and audit only
+            reply = message(tool_use("record_audit", {"findings": [
+                {"severity": "high", "file": "inventory/pricing.py", "line": 12, "issue": "scripted: exploitable"}]}))
+        return {**reply, "model": body["model"]}  # the model that answered, as the API says
 
     with FakeAnthropic() as fake:
         fake.fallback = model
-        config.write_text(f'[llm]\nbase_url = "{fake.url}"\nmax_retries = 0\nstream = false\n'
+        config.write_text(f'[llm]\nbase_url = "{fake.url}"\nmodel = "main-model"\nmax_retries = 0\nstream = false\n'
                           '[llm.roles.auditor]\nmodel = "auditor-model"\n')
         proc = _fixloop(project, "--yes", "--json", FIXLOOP_CONFIG=str(config), ANTHROPIC_API_KEY="test-key")
         models = [r.body["model"] for r in fake.messages_requests()]
@@ -76,3 +78,6 @@ def test_a_high_finding_by_the_auditors_model_stops_yes_and_says_what_to_do(tmp_
     assert models[-1] == "auditor-model" and summary["llm_calls"] == len(models)  # its calls count in the run
     assert "not applied:" in proc.stderr and "the audit found a high-severity issue" in proc.stderr
     assert _digest(project) == before  # nothing written
+    events = [json.loads(line) for line in (Path(summary["run_dir"]) / "events.jsonl").read_text().splitlines()]
+    calls = [(e["purpose"], e["model"]) for e in events if e["kind"] == "model_call"]
+    assert calls == [("review", "main-model"), ("audit", "auditor-model")]  # every role's call in the run log

@@ -284,9 +284,11 @@ try {
     console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
   });
 
-  await check("Show last run opens the run's summary and diff", async () => {
+  await check("Show last run opens the run's summary, the reviewer's word and the diff", async () => {
     await runCommand("fixloop: Show last run");
     await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".monaco-editor .view-lines", { hasText: "# review (offline): accept" }).first()
+      .waitFor({ timeout: SHORT });
     await page.locator(".monaco-editor .view-lines", { hasText: "pricing.py" }).first().waitFor({ timeout: SHORT });
     await shot("last-run");
   });

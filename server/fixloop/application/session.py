@@ -14,7 +14,8 @@ from fixloop.application.advice import Situation, advise
 from fixloop.application.config import Settings, project_settings
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Audit, Event, Outcome, Scope, Status
-from fixloop.core.ports import Ports
+from fixloop.core.ports import CallLogging, Ports
+from fixloop.core.telemetry import call_fields
 from fixloop.application.history.store import remember_project
 from fixloop.application.runlog import RunLog, new_run_id, record_decision
 from fixloop.adapters.runner.install import Installed, install
@@ -150,6 +151,10 @@ class FixSession:
         if auditor is None or outcome.status is not Status.FIXED or outcome.patch is None:
             return outcome
         self.audit = auditor.audit(outcome.patch, outcome.baseline)
+        for proposer in ports.proposers:  # the audit's model call, on the coder's log
+            for call in proposer.drain_calls() if isinstance(proposer, CallLogging) else ():
+                handle(Event("model_call", self.run_id, time.monotonic(), "audit", None,
+                             {"proposer": proposer.name, **call_fields(call)}))
         handle(Event("audited", self.run_id, time.monotonic(), "done", None, audit_json(self.audit)))
         return dataclasses.replace(outcome, usage=outcome.usage + self.audit.usage)
 

@@ -205,7 +205,7 @@ def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: 
     coder = next((p for p in proposers if isinstance(p, LLMProposer) and p.reachable), None)
     if coder is None:
         return OfflineReviewer()
-    return ModelReviewer(settings.llm, llm_api_key(settings), coder.meter, cancelled)
+    return ModelReviewer(settings.llm, llm_api_key(settings), coder.meter, cancelled, coder.log_call)
 
 
 
@@ -218,7 +218,7 @@ def make_auditor(settings: Settings, proposers: Sequence[Proposer], cancelled: C
     coder = next((p for p in proposers if isinstance(p, LLMProposer) and p.reachable), None)
     if coder is None:
         return offline
-    return ModelAuditor(settings.llm, llm_api_key(settings), coder.meter, offline, cancelled)
+    return ModelAuditor(settings.llm, llm_api_key(settings), coder.meter, offline, cancelled, coder.log_call)
 
 # ---- the language server's adapters, outside a run -------------------------------------------------
 def doctor(settings: Settings) -> tuple[str, bool]:

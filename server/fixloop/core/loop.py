@@ -363,10 +363,10 @@ class _Run:
         if self.ports.memory is not None:
             self.ports.memory.record_outcome(outcome, ctx)
         data: dict[str, object] = {"status": outcome.status.value, "message": outcome.message}
-        if end.flaky:
-            data["flaky"] = list(end.flaky)
-        if ctx is not None:
-            data["diff"] = unified_diff(outcome.patch) if outcome.patch else ""
+        data |= ({"flaky": list(end.flaky)} if end.flaky else {}) | (
+            {"diff": unified_diff(outcome.patch) if outcome.patch else ""} if ctx is not None else {})
+        for proposer in self.ports.proposers:  # the last model calls (the reviewer's, on the coder's log)
+            yield from self.notes(proposer)
         yield self.event("finished", "done", **data)
         return outcome
 

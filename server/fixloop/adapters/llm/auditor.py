@@ -10,11 +10,12 @@ failing, only by finding something high.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable
 
 from fixloop.adapters.llm.client import LLMCancelled, LLMError, ModelClient, Request
 from fixloop.adapters.llm.context import data, head, report_text
-from fixloop.adapters.llm.cost import BudgetExceeded, Meter, Prices, usage_from_api
+from fixloop.adapters.llm.cost import BudgetExceeded, CallLog, Meter, Prices, call_record, usage_from_api
 from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.model import HIGH, LOW, MEDIUM, Audit, AuditFinding, Patch, TestReport
 from fixloop.core.patch import unified_diff
@@ -49,15 +50,17 @@ def auditor_settings(settings: LLMSettings) -> LLMSettings:
 
 class ModelAuditor:
     def __init__(self, settings: LLMSettings, api_key: str, meter: Meter, offline: Auditor,
-                 cancelled: Callable[[], bool] = lambda: False) -> None:
+                 cancelled: Callable[[], bool] = lambda: False, log: CallLog = lambda record: None) -> None:
         self.settings = auditor_settings(settings)
         self.meter = meter
+        self.log = log
         self.prices = Prices.from_settings(self.settings)
         self.client = ModelClient(self.settings, api_key, cancelled)
         self.offline = offline
 
     def audit(self, patch: Patch, report: TestReport | None) -> Audit:
         own = self.offline.audit(patch, report)
+        started = time.monotonic()
         try:
             self.meter.check()
             reply = self.client.call(Request([{"type": "text", "text": SYSTEM}], [self._ask(patch, report)],
@@ -66,6 +69,8 @@ class ModelAuditor:
             return dataclasses.replace(own, note=f"no model audit ({str(e)[:200]})")
         usage = usage_from_api(reply.usage, self.prices)
         self.meter.add(usage)
+        self.log(call_record("audit", reply.model or self.settings.model, usage, time.monotonic() - started,
+                             len(reply.tool_calls), reply.stop_reason))
         answer = next((c.input for c in reply.tool_calls if c.name == TOOL["name"]), None)
         found = self._read(answer, patch)
         if found is None:

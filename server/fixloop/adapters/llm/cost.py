@@ -8,7 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.core.model import Limits, Usage
@@ -32,6 +32,17 @@ class Prices:
         cost = (input_tokens * self.input + output_tokens * self.output + cache_read * self.cache_read
                 + cache_write * self.cache_write) / 1_000_000
         return Usage(1, input_tokens, output_tokens, cache_read, cache_write, cost)
+
+
+CallLog = Callable[[dict[str, Any]], None]  # where a role's model call is recorded (the coder's run log)
+
+
+def call_record(kind: str, model: str, spent: Usage, seconds: float, tool_calls: int, stop_reason: str) -> dict[str, Any]:
+    """One model call as the run log's `model_call` event has it."""
+    return {"kind": kind, "model": model, "tokens": spent.tokens, "input_tokens": spent.input_tokens,
+            "output_tokens": spent.output_tokens, "cache_read_tokens": spent.cache_read_tokens,
+            "cache_write_tokens": spent.cache_write_tokens, "cost_usd": round(spent.cost_usd, 6),
+            "seconds": round(seconds, 3), "tool_calls": tool_calls, "stop_reason": stop_reason}
 
 
 def usage_from_api(raw: object, prices: Prices) -> Usage:

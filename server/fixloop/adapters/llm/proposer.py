@@ -16,7 +16,7 @@ from fixloop.core.model import Attempt, Limits, Patch, Reflection, Usage
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.llm import context, prompts
 from fixloop.adapters.llm.client import LLMCancelled, LLMError, ModelClient, Reply, Request
-from fixloop.adapters.llm.cost import BudgetExceeded, DailyBudget, Meter, Prices, usage_from_api
+from fixloop.adapters.llm.cost import BudgetExceeded, DailyBudget, Meter, Prices, call_record, usage_from_api
 from fixloop.adapters.llm.fallback import parse_edits
 from fixloop.adapters.llm.tools import TOOL_SPECS, ToolError, Workbench
 
@@ -201,14 +201,14 @@ class LLMProposer:
                                           {"model": model} if model != self.settings.model else {}))
         spent = usage_from_api(reply.usage, self.prices)
         self.meter.add(spent)
-        record = {"kind": kind, "model": reply.model or model, "tokens": spent.tokens,
-                  "input_tokens": spent.input_tokens, "output_tokens": spent.output_tokens,
-                  "cache_read_tokens": spent.cache_read_tokens, "cache_write_tokens": spent.cache_write_tokens,
-                  "cost_usd": round(spent.cost_usd, 6), "seconds": round(time.monotonic() - started, 3),
-                  "tool_calls": len(reply.tool_calls), "stop_reason": reply.stop_reason}
+        self.log_call(call_record(kind, reply.model or model, spent, time.monotonic() - started, len(reply.tool_calls),
+                                  reply.stop_reason))
+        return reply
+
+    def log_call(self, record: dict[str, Any]) -> None:
+        """A model call for the run log: this proposer's, or a role's that shares its budget (`CallLog`)."""
         self.calls.append(record)
         self._undrained.append(record)
-        return reply
 
     def drain_calls(self) -> list[dict[str, Any]]:
         """The calls made since the last drain, for the run log (the `CallLogging` port)."""

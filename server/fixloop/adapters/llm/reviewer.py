@@ -10,6 +10,7 @@ the offline order standing and says why: a reviewer never blocks a fix by failin
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable, Sequence
 
 from fixloop.adapters.llm.settings import LLMSettings
@@ -19,7 +20,7 @@ from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review
 from fixloop.core.review import OfflineReviewer
 from fixloop.adapters.llm.client import LLMCancelled, LLMError, ModelClient, Request
 from fixloop.adapters.llm.context import data, head, report_text
-from fixloop.adapters.llm.cost import BudgetExceeded, Meter, Prices, usage_from_api
+from fixloop.adapters.llm.cost import BudgetExceeded, CallLog, Meter, Prices, call_record, usage_from_api
 
 MAX_OUTPUT_TOKENS = 1024
 MAX_REASON = 500
@@ -43,21 +44,26 @@ def reviewer_settings(settings: LLMSettings) -> LLMSettings:
 
 class ModelReviewer:
     def __init__(self, settings: LLMSettings, api_key: str, meter: Meter,
-                 cancelled: Callable[[], bool] = lambda: False) -> None:
+                 cancelled: Callable[[], bool] = lambda: False, log: CallLog = lambda record: None) -> None:
         self.settings = reviewer_settings(settings)
         self.meter = meter
+        self.log = log
         self.prices = Prices.from_settings(self.settings)
         self.client = ModelClient(self.settings, api_key, cancelled)
         self.offline = OfflineReviewer()
 
     def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review:
+        started = time.monotonic()
         try:
             self.meter.check()
             reply = self.client.call(Request([{"type": "text", "text": SYSTEM}], [self._ask(winner, plausible, ctx)],
                                              MAX_OUTPUT_TOKENS, [TOOL], {"type": "tool", "name": TOOL["name"]}))
         except (LLMError, LLMCancelled, BudgetExceeded) as e:
             return self._standing(winner, plausible, ctx, str(e))
-        self.meter.add(usage_from_api(reply.usage, self.prices))
+        spent = usage_from_api(reply.usage, self.prices)
+        self.meter.add(spent)
+        self.log(call_record("review", reply.model or self.settings.model, spent, time.monotonic() - started,
+                             len(reply.tool_calls), reply.stop_reason))
         answer = next((c.input for c in reply.tool_calls if c.name == TOOL["name"]), None)
         return self._read(answer, plausible) or self._standing(winner, plausible, ctx, "its answer was out of shape")
 
