@@ -8,7 +8,7 @@ local function setup(root)
   require('fixloop').setup({
     python = H.python,
     -- offline: never call a model, even when the developer's shell has an API key.
-    settings = { offline = true, memory = { uri = root .. '/.fixloop-test-memory' } },
+    settings = { offline = true, memory = { uri = root .. '/.fixloop-test-memory' }, audit = { enabled = true } },
   })
 end
 
@@ -56,6 +56,8 @@ H.test(':FixloopFix, then accept one hunk and reject the other', function()
   H.eq('accept', (view.summary.review or {}).verdict, 'the review: ' .. vim.inspect(view.summary.review))
   H.contains(vim.api.nvim_buf_get_lines(review, 0, 4, false)[3], '# review (offline): accept, the ',
     'the reviewer\'s word beside the diff')
+  H.eq('# audit (offline): nothing found', vim.api.nvim_buf_get_lines(review, 3, 4, false)[1],
+    'the audit beside the diff (audit.enabled in the user\'s settings)')
   H.eq(2, #view.summary.hunks, 'hunks: ' .. vim.inspect(view.summary.hunks))
   local h0, h1 = view.summary.hunks[1], view.summary.hunks[2]
   H.eq('inventory/pricing.py', h0.path, 'path')
