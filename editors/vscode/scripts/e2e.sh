@@ -14,7 +14,8 @@
 #       FIXLOOP_E2E_ONLY=REGEX  run only the checks whose name matches (the server then comes from PYTHON,
 #                               not from the install; for developing one check)
 #       FIXLOOP_E2E_SUITE=goal       run only the goal-mode suite (e2e/goal.e2e.mjs); =hostile: only the hostile
-#                                    clone in Restricted Mode (e2e/hostile.e2e.mjs); =main: only the main one
+#                                    clone in Restricted Mode (e2e/hostile.e2e.mjs); =install: only the approved
+#                                    install (e2e/install.e2e.mjs); =main: only the main one
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3     # the newest code-server whose engines.node is 20 (VS Code 1.100.3)
@@ -121,13 +122,15 @@ mkdir -p "$out"
 cs_pid=""
 goal_cs_pid=""
 hostile_cs_pid=""
+install_cs_pid=""
 model_pid=""
+index_pid=""
 cleanup() {
-  for pid in $cs_pid $goal_cs_pid $hostile_cs_pid; do
+  for pid in $cs_pid $goal_cs_pid $hostile_cs_pid $install_cs_pid; do
     kill -- "-$pid" 2>/dev/null || true     # code-server keeps extension hosts and servers otherwise
     wait "$pid" 2>/dev/null || true
   done
-  if [ -n "$model_pid" ]; then kill "$model_pid" 2>/dev/null || true; wait "$model_pid" 2>/dev/null || true; fi
+  for pid in $model_pid $index_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   cp "$work/code-server.log" "$out/" 2>/dev/null || true
   find "$work/user/logs" \( -name fixloop.log -o -name remoteexthost.log \) -exec cp {} "$out/" \; 2>/dev/null || true
   [ -d "$work/ws/.fixloop/runs" ] && cp -r "$work/ws/.fixloop/runs" "$out/runs" 2>/dev/null || true
@@ -227,7 +230,7 @@ export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
   || die "installing the .vsix into code-server failed"
 
 ui_seconds=0
-if [ "${FIXLOOP_E2E_SUITE:-}" != goal ] && [ "${FIXLOOP_E2E_SUITE:-}" != hostile ]; then   # the main suite
+if [ "${FIXLOOP_E2E_SUITE:-}" != goal ] && [ "${FIXLOOP_E2E_SUITE:-}" != hostile ] && [ "${FIXLOOP_E2E_SUITE:-}" != install ]; then   # the main suite
 # --- code-server on loopback -------------------------------------------------------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PIP_CONFIG_FILE=$work/pip.conf setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
@@ -345,7 +348,7 @@ JSON
   done
 }
 t0=$(date +%s)
-case "${FIXLOOP_E2E_SUITE:-}" in main|hostile) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || goal_suite ;; esac
+case "${FIXLOOP_E2E_SUITE:-}" in main|hostile|install) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || goal_suite ;; esac
 goal_seconds=$(( $(date +%s) - t0 ))
 
 # --- a hostile clone in Restricted Mode (e2e/hostile.e2e.mjs) ------------------------------------------
@@ -395,12 +398,57 @@ JSON
   find "$hw/user/logs" -name fixloop.log -exec cp {} "$out/hostile-fixloop.log" \; 2>/dev/null || true
 }
 t0=$(date +%s)
-case "${FIXLOOP_E2E_SUITE:-}" in main|goal) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || hostile_suite ;; esac
+case "${FIXLOOP_E2E_SUITE:-}" in main|goal|install) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || hostile_suite ;; esac
 hostile_seconds=$(( $(date +%s) - t0 ))
+
+# --- a missing package, installed only on the user's click (e2e/install.e2e.mjs) -------------------------
+# tests/package_index.py builds a project whose tests import tinydep, which its own .venv lacks, and serves
+# tinydep's wheel on 127.0.0.1. The user's config file names that index; landlock (it installs as this user).
+install_suite() {
+  local iw=$work/install
+  mkdir -p "$iw/user/User" "$iw/user/Machine"
+  cp "$work/user/User/settings.json" "$iw/user/User/settings.json"
+  (cd "$repo" && exec "$python" -m tests.package_index --root "$iw/pkg" --url-file "$iw/index-url") > "$iw/index.log" 2>&1 &
+  index_pid=$!
+  for _ in $(seq 1 600); do [ -s "$iw/index-url" ] && break; sleep 0.2; done
+  [ -s "$iw/index-url" ] || { cat "$iw/index.log" >&2; echo "FAIL install: the package index did not start" | tee -a "$out/e2e.log"; return; }
+  cat > "$iw/user/Machine/settings.json" <<JSON
+{
+  "fixloop.pythonPath": "$python",
+  "fixloop.sandbox.backend": "landlock",
+  "fixloop.memory.enabled": false
+}
+JSON
+  printf 'offline = true\n[install]\nindex_url = "%s"\n' "$(cat "$iw/index-url")" > "$iw/config.toml"
+  local iport
+  iport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  FIXLOOP_CONFIG=$iw/config.toml setsid "$code_server" --auth none --bind-addr "127.0.0.1:$iport" --disable-telemetry \
+    --disable-update-check --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" \
+    --user-data-dir "$iw/user" "$iw/pkg/calc" > "$iw/code-server.log" 2>&1 &
+  install_cs_pid=$!
+  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$iport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  log "install suite: code-server on 127.0.0.1:$iport, package index at $(cat "$iw/index-url")"
+  set +e
+  E2E_URL="http://127.0.0.1:$iport/?folder=$iw/pkg/calc" E2E_WS=$iw/pkg/calc E2E_SHOTS=$out \
+    E2E_PLAYWRIGHT=$playwright_dir/node_modules/playwright-core E2E_CHROMIUM=$(command -v chromium) \
+    timeout 600 node "$here/e2e/install.e2e.mjs" | tee -a "$out/e2e.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" != 0 ] && ! grep -q '^FAIL install' "$out/e2e.log"; then
+    echo "FAIL install: the browser script exited with status $rc" | tee -a "$out/e2e.log"
+  fi
+  kill -- "-$install_cs_pid" 2>/dev/null || true; wait "$install_cs_pid" 2>/dev/null || true; install_cs_pid=""
+  kill "$index_pid" 2>/dev/null || true; wait "$index_pid" 2>/dev/null || true; index_pid=""
+  cp "$iw/code-server.log" "$out/install-code-server.log" 2>/dev/null || true
+  find "$iw/user/logs" -name fixloop.log -exec cp {} "$out/install-fixloop.log" \; 2>/dev/null || true
+}
+t0=$(date +%s)
+case "${FIXLOOP_E2E_SUITE:-}" in main|goal|hostile) ;; *) [ -n "${FIXLOOP_E2E_ONLY:-}" ] || install_suite ;; esac
+install_seconds_ui=$(( $(date +%s) - t0 ))
 
 passed=$(grep -c '^PASS ' "$out/e2e.log" || true)
 failed=$(grep -c '^FAIL ' "$out/e2e.log" || true)
 echo "screenshots and logs: $out"
-echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, goal ${goal_seconds}s, hostile ${hostile_seconds}s, total $(( $(date +%s) - start_all ))s"
+echo "times: tools ${install_seconds}s, build ${build_seconds}s, UI ${ui_seconds}s, goal ${goal_seconds}s, hostile ${hostile_seconds}s, install ${install_seconds_ui}s, total $(( $(date +%s) - start_all ))s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,105 @@
+// An approved install in a real VS Code (code-server) in headless Chromium. Run by scripts/e2e.sh on the
+// project tests/package_index.py builds (its tests import tinydep, which the project's .venv lacks) while that
+// script serves tinydep's wheel on 127.0.0.1, named as the index in the user's config file:
+//   E2E_URL / E2E_WS  the project's workbench and folder; E2E_SHOTS, E2E_PLAYWRIGHT, E2E_CHROMIUM as for the
+//                     main script.
+// "Fix until tests pass" -> the server's question as a notification with Install / Not now -> Install ->
+// tinydep in the project's .venv, the fix run again by itself, and its Refactor Preview.
+// Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`missing environment variable ${name}`);
+  return value;
+};
+const shots = env("E2E_SHOTS");
+const ws = env("E2E_WS");
+const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
+
+const SHORT = 30_000;
+const LONG = 90_000;
+const RUN = 300_000; // the first run, the install, then the fix
+let shotNo = 0;
+let page;
+const results = [];
+
+async function shot(name) {
+  shotNo += 1;
+  await page.screenshot({ path: join(shots, `install-${String(shotNo).padStart(2, "0")}-${name}.png`) }).catch(() => undefined);
+}
+
+async function check(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
+    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
+  }
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
+const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: SHORT });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', {
+    hasText: new RegExp(`^${escape(title)}$`),
+  }).waitFor({ timeout: SHORT });
+  await page.keyboard.press("Enter");
+}
+
+function installed() {
+  const lib = join(ws, ".venv", "lib");
+  return existsSync(lib) && readdirSync(lib).some((v) => existsSync(join(lib, v, "site-packages", "tinydep", "__init__.py")));
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(SHORT);
+
+  await check("install: the workbench opens the project and the server is ready", async () => {
+    await page.goto(env("E2E_URL"), { timeout: 3 * 60_000 });
+    await page.locator(".monaco-workbench").waitFor({ timeout: LONG });
+    await statusItem("fixloop: ready").waitFor({ timeout: LONG });
+  });
+
+  await check("install: the missing package is a question with Install / Not now, nothing installed before it", async () => {
+    if (installed()) throw new Error("tinydep is in the project's .venv before anything ran");
+    await runCommand("fixloop: Fix until tests pass");
+    const toast = toastWith("the tests need tinydep>=1");
+    await toast.waitFor({ timeout: RUN });
+    for (const name of ["Install", "Not now"]) {
+      await toast.getByRole("button", { name, exact: true }).waitFor({ timeout: SHORT });
+    }
+    await shot("question");
+    if (installed()) throw new Error("tinydep was installed before the click");
+    await toast.getByRole("button", { name: "Install", exact: true }).click();
+  });
+
+  await check("install: Install puts tinydep in the project's .venv, and the fix runs again to its preview", async () => {
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
+    if (!installed()) throw new Error("tinydep is not in the project's .venv");
+    await page.locator(".part.panel", { hasText: "calc.py" }).first().waitFor({ timeout: SHORT });
+    await shot("preview");
+  });
+} finally {
+  await browser.close();
+}
+process.exit(results.every((r) => r.ok) ? 0 : 1);
