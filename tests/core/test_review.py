@@ -40,6 +40,7 @@ def test_an_accepted_fix_is_offered_and_the_review_is_an_event() -> None:
     assert outcome.status is Status.FIXED and after(outcome.patch) == GOOD
     reviewed = [e for e in events if e.kind == "reviewed"]
     assert [(e.candidate, e.data["verdict"], e.data["reason"]) for e in reviewed] == [(1, "accept", "fixes the root cause")]
+    assert outcome.patch is not None and outcome.patch.meta["review"] == "accept (scripted)"  # for the memory's fix row
 
 
 def test_a_rejected_fix_makes_the_search_go_on_to_the_next_one() -> None:

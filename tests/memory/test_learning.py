@@ -1,5 +1,7 @@
 """LearningMemory on a real store: what a run teaches, what recall returns, what reviews change."""
 
+import dataclasses
+
 from fixloop.core.model import Attempt, FileChange, Outcome, Patch, Status
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.learning import LearningMemory
@@ -198,3 +200,14 @@ def test_a_template_that_missed_where_the_run_was_not_fixed_is_not_blamed(memory
     run("same-place", "if q > LIMIT:", "if q < LIMIT:", fixed=True)  # where the fix was: a real miss
     run("never-fixed", "total = q * 2", "total = q * 3", fixed=False)  # nobody knows where: a miss
     assert records(memory.store, ["t1"])["t1"].recent == (False, False)
+
+
+def test_the_fix_row_keeps_the_reviewers_word_on_it(memory: LearningMemory) -> None:
+    outcome = _learn_fix(memory)
+    reviewed = Outcome(Status.FIXED, "run-2", "fixed", dataclasses.replace(outcome.patch, meta={"review": "prefer (m)"}),
+                       baseline=outcome.baseline, candidates_evaluated=1)
+    memory.record_outcome(reviewed, ProposalContext(sources={}, baseline=outcome.baseline,
+                                                    target_tests=("tests/test_price.py::test_ten",)))
+    rows = {r["run_id"]: r["review"] for r in memory.store.rows("fixes", "verified = true")}
+    assert rows == {"run-1": "", "run-2": "prefer (m)"}  # a fix no reviewer saw says nothing
+

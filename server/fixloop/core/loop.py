@@ -318,10 +318,10 @@ class _Run:
             review = reviewer.review((number, self.winner), [(self.numbers[p.key()], p) for p in self.plausible], ctx)
             yield self.event("reviewed", "review", number, verdict=review.verdict, reason=review.reason,
                              by=review.by, prefer=review.prefer)
-            preferred = [p for p in self.plausible if self.numbers[p.key()] == review.prefer]
-            if review.verdict == PREFER and preferred:
-                self.winner = preferred[0]
-            if review.verdict != REJECT:
+            self.winner = next((p for p in self.plausible if review.verdict == PREFER
+                                and self.numbers[p.key()] == review.prefer), self.winner)
+            if review.verdict != REJECT:  # the fix offered carries the word on it, for the memory
+                self.winner = replace(self.winner, meta={**self.winner.meta, "review": f"{review.verdict} ({review.by})"})
                 return stop
             self.rejected.append(f"candidate {number}: {review.reason}")
             self.plausible.remove(self.winner)

@@ -291,6 +291,7 @@ class LearningMemory:
                 "diff": unified_diff(patch)[:20_000] if n == 0 else "", "summary": fix_summary(edits, patch),
                 "proposer": patch.proposer, "operator": patch.operator, "verified": True, "decision": "",
                 "fault_shape": edits[0].fault_shape if edits else "", "edit": _edits_json(edits), "entity": entity,
+                "review": str(patch.meta.get("review", "")),
             } for n, fid in enumerate(failure_ids)]
         self.store.add("failures", [{
             "id": fid, "project": self.project, "run_id": outcome.run_id, "time": now, "test_id": info.test_id,

@@ -37,7 +37,7 @@ FAILURES = {"id": AS_IS, "project": FOLDER, "run_id": AS_IS, "time": AS_IS, "tes
             "tried_operators": SCRUBBED, "entity": AS_IS, "recall": REPACKED}
 FIXES = {"id": AS_IS, "failure_id": AS_IS, "project": FOLDER, "run_id": AS_IS, "time": AS_IS, "path": SCRUBBED,
          "diff": SCRUBBED, "summary": SCRUBBED, "proposer": AS_IS, "operator": AS_IS, "verified": AS_IS,
-         "decision": AS_IS, "fault_shape": MASKED, "edit": MASKED, "entity": AS_IS}
+         "decision": AS_IS, "fault_shape": MASKED, "edit": MASKED, "entity": AS_IS, "review": AS_IS}
 DECISIONS = {"id": AS_IS, "project": FOLDER, "run_id": AS_IS, "hunk_id": SCRUBBED, "accepted": AS_IS,
              "fix_id": AS_IS, "fault_shape": MASKED, "operator": AS_IS, "diff": SCRUBBED, "time": AS_IS,
              "entity": AS_IS}

@@ -38,6 +38,7 @@ FIXES = pa.schema([
     ("summary", _S), ("proposer", _S), ("operator", _S), ("verified", _B), ("decision", _S),
     ("fault_shape", _S), ("edit", _S),
     ("entity", _S),  # the fixed function
+    ("review", _S),  # the reviewer's word on the fix when it was offered: "accept (offline)", "prefer (model)"
 ])
 
 DECISIONS = pa.schema([
