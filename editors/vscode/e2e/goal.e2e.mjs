@@ -10,86 +10,12 @@
 // Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { SHORT, check, configure, env, failed, goToLine, launch, page, quickOpen, runCommand, shot, statusItem, toastWith,
+  escape, waitFor } from "./harness.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`missing environment variable ${name}`);
-  return value;
-};
-const shots = env("E2E_SHOTS");
-const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
-
-const SHORT = 30_000;
 const LONG = 90_000;
 const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 300_000); // a goal run: the test, its check, then the fix
-let shotNo = 0;
-let page;
-const results = [];
-
-async function shot(name) {
-  shotNo += 1;
-  await page.screenshot({ path: join(shots, `goal-${String(shotNo).padStart(2, "0")}-${name}.png`) }).catch(() => undefined);
-}
-
-async function check(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    results.push({ name, ok: false });
-    console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
-    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
-  }
-}
-
-async function waitFor(predicate, timeout, what) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
-}
-
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const firstRow = (label) =>
-  page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', { hasText: new RegExp(`^${escape(label)}$`) });
-const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
-const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
-
-async function quickOpen(file) {
-  const name = file.split("/").pop();
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(file);
-  const nameLabel = page.locator(".label-name", { hasText: new RegExp(`^${escape(name)}$`) });
-  await page.locator('.quick-input-list .monaco-list-row[data-index="0"]', { has: nameLabel }).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-  await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
-}
-
-async function runCommand(title) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(`>${title}`);
-  await firstRow(title).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-}
-
-async function goToLine(line) {
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(`:${line}`);
-  await page.locator(".quick-input-widget", { hasText: `line ${line}` }).first().waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-  await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).first().waitFor({ timeout: SHORT });
-}
+configure({ shots: "goal-" });
 
 /** Open a folder's workbench and wait until the fixloop server is ready. */
 async function openFolder(url) {
@@ -155,15 +81,8 @@ async function tickPreview(which) {
   return labels;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(SHORT);
   const offlineWs = env("E2E_GOAL_OFFLINE_WS");
   const modelWs = env("E2E_GOAL_MODEL_WS");
   const pricingBefore = readFileSync(join(offlineWs, "shop", "pricing.py"), "utf8");
@@ -264,4 +183,4 @@ try {
   await browser.close();
 }
 
-process.exit(results.some((r) => !r.ok) ? 1 : 0);
+process.exit(failed() ? 1 : 0);

@@ -9,65 +9,18 @@
 // Prints `PASS hostile: name` / `FAIL hostile: name: why` per check and exits 1 if any failed.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { SHORT, check, configure, env, escape, failed, launch, logText as logOf, page, runCommand, shot, statusItem, toastWith,
+  waitFor } from "./harness.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`missing environment variable ${name}`);
-  return value;
-};
 const ws = env("E2E_WS");
 const proof = env("E2E_PROOF");
-const shots = env("E2E_SHOTS");
 const userDir = env("E2E_USER_DIR");
-const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
-
-const SHORT = 30_000;
 const LONG = 90_000;
 const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 240_000);
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
-let shotNo = 0;
-let page;
-const results = [];
-
-async function shot(name) {
-  shotNo += 1;
-  await page.screenshot({ path: join(shots, `hostile-${String(shotNo).padStart(2, "0")}-${name}.png`) }).catch(() => undefined);
-}
-
-async function check(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`PASS hostile: ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    results.push({ name, ok: false });
-    console.log(`FAIL hostile: ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
-    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
-  }
-}
-
-async function waitFor(predicate, timeout, what) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
-}
-
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const firstRow = (label) =>
-  page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', { hasText: new RegExp(`^${escape(label)}$`) });
-const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
-const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
-const logText = () =>
-  readdirSync(join(userDir, "logs"), { recursive: true })
-    .filter((name) => String(name).endsWith("fixloop.log"))
-    .map((name) => readFileSync(join(userDir, "logs", String(name)), "utf8"))
-    .join("\n");
+const logText = () => logOf(userDir);
+configure({ shots: "hostile-", names: "hostile: " });
 const evidence = () => (existsSync(proof) ? readdirSync(proof, { recursive: true }).map(String) : []);
 
 /** Open `dir/name` from the Explorer (Quick Open did not list the file in Restricted Mode in this suite). */
@@ -79,29 +32,8 @@ async function openFromExplorer(dir, name) {
   await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
 }
 
-async function runCommand(title) {
-  const input = page.locator(".quick-input-widget input");
-  for (let attempt = 0; ; attempt++) {
-    await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
-    await page.keyboard.press("F1");
-    const open = await input.waitFor({ state: "visible", timeout: attempt ? SHORT : 5000 }).then(() => true, () => false);
-    if (open && await input.fill(`>${title}`, { timeout: attempt ? SHORT : 5000 }).then(() => true, () => false)) break;
-    if (attempt) throw new Error(`the command palette did not take "${title}"`);
-    await page.keyboard.press("Escape");
-  }
-  await firstRow(title).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(SHORT);
   await page.goto(env("E2E_URL"), { timeout: 3 * 60_000 });
 
   await check("the workbench opens the folder in Restricted Mode", async () => {
@@ -183,4 +115,4 @@ try {
   await browser.close();
 }
 
-process.exit(results.some((r) => !r.ok) ? 1 : 0);
+process.exit(failed() ? 1 : 0);

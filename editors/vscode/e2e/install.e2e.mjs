@@ -8,72 +8,20 @@
 // Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { SHORT, check, configure, env, failed, launch, page, runCommand, shot, statusItem, toastWith } from "./harness.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`missing environment variable ${name}`);
-  return value;
-};
-const shots = env("E2E_SHOTS");
 const ws = env("E2E_WS");
-const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
-
-const SHORT = 30_000;
 const LONG = 90_000;
 const RUN = 300_000; // the first run, the install, then the fix
-let shotNo = 0;
-let page;
-const results = [];
-
-async function shot(name) {
-  shotNo += 1;
-  await page.screenshot({ path: join(shots, `install-${String(shotNo).padStart(2, "0")}-${name}.png`) }).catch(() => undefined);
-}
-
-async function check(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    results.push({ name, ok: false });
-    console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
-    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
-  }
-}
-
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
-const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
-
-async function runCommand(title) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', {
-    hasText: new RegExp(`^${escape(title)}$`),
-  }).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-}
+configure({ shots: "install-" });
 
 function installed() {
   const lib = join(ws, ".venv", "lib");
   return existsSync(lib) && readdirSync(lib).some((v) => existsSync(join(lib, v, "site-packages", "tinydep", "__init__.py")));
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(SHORT);
-
   await check("install: the workbench opens the project and the server is ready", async () => {
     await page.goto(env("E2E_URL"), { timeout: 3 * 60_000 });
     await page.locator(".monaco-workbench").waitFor({ timeout: LONG });
@@ -102,4 +50,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(results.every((r) => r.ok) ? 0 : 1);
+process.exit(failed() ? 1 : 0);

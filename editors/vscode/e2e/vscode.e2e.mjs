@@ -6,110 +6,26 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { SHORT, check, configure, env, failed, goToLine, launch, logText as logOf, page, quickOpen, results, runCommand,
+  shot, statusItem, toastWith, waitFor } from "./harness.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`missing environment variable ${name}`);
-  return value;
-};
 const ws = env("E2E_WS");
 const shots = env("E2E_SHOTS");
-const { chromium } = await import(pathToFileURL(join(env("E2E_PLAYWRIGHT"), "index.mjs")).href);
-
-const SHORT = 30_000;
 const LONG = 60_000;
 const INSTALL = Number(process.env.E2E_INSTALL_TIMEOUT_MS ?? 900_000); // a pip install of the server and its dependencies
 const RUN = Number(process.env.E2E_RUN_TIMEOUT_MS ?? 180_000); // one fixloop run on the fixture (~30-100 s on a busy 2-core machine)
 const pricing = join(ws, "inventory", "pricing.py");
 const original = readFileSync(pricing, "utf8");
-const results = [];
 // The user's fixloop settings (code-server's Machine settings: the interpreter and the memory's location are
 // machine-scoped, a workspace's value is ignored).
 const settingsFile = env("E2E_SETTINGS");
 const goodSettings = readFileSync(settingsFile, "utf8"); // no fixloop.pythonPath: the managed server
 const apiKey = `sk-ant-e2e-${Math.random().toString(36).slice(2)}${Date.now()}`;
 const userDir = env("E2E_USER_DIR");
-// The extension's output channel, as VS Code writes it to the user data directory.
-const logText = () =>
-  readdirSync(join(userDir, "logs"), { recursive: true })
-    .filter((name) => String(name).endsWith("fixloop.log"))
-    .map((name) => readFileSync(join(userDir, "logs", String(name)), "utf8"))
-    .join("\n");
-let shotNo = 0;
-let page;
-
-async function shot(name) {
-  shotNo += 1;
-  const file = join(shots, `${String(shotNo).padStart(2, "0")}-${name}.png`);
-  await page.screenshot({ path: file }).catch(() => undefined);
-  return file;
-}
-
+const logText = () => logOf(userDir);
 // FIXLOOP_E2E_ONLY (e2e.sh): only the matching checks run, after the workbench has loaded.
-const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+configure({ onlyPattern: process.env.E2E_ONLY, alwaysRun: "workbench loads" });
 
-async function check(name, body) {
-  const started = Date.now();
-  if (only && !only.test(name) && name !== "workbench loads") {
-    console.log(`SKIP ${name}`);
-    return;
-  }
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    results.push({ name, ok: false });
-    console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 4).join(" / ")}`);
-    await shot(`FAILED-${name.replace(/\W+/g, "-")}`);
-  }
-}
-
-async function waitFor(predicate, timeout, what) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
-}
-
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-// The first row of the quick input list, once it shows `label` (Enter acts on row 0; before the filter has
-// run, row 0 is still a recently used entry).
-const firstRow = (label) =>
-  page.locator('.quick-input-list .monaco-list-row[data-index="0"] .label-name', { hasText: new RegExp(`^${escape(label)}$`) });
-
-async function quickOpen(file) {
-  const name = file.split("/").pop();
-  const dir = file.split("/").slice(0, -1).join("/");
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(file);
-  const nameLabel = page.locator(".label-name", { hasText: new RegExp(`^${escape(name)}$`) });
-  await page.locator('.quick-input-list .monaco-list-row[data-index="0"]', { has: nameLabel, hasText: dir }).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-  await page.locator(".tabs-container .tab.active .label-name", { hasText: new RegExp(`^${escape(name)}$`) }).waitFor({ timeout: SHORT });
-}
-
-async function runCommand(title) {
-  const input = page.locator(".quick-input-widget input");
-  for (let attempt = 0; ; attempt++) {
-    // A webview (the report) keeps key presses to itself while it has the focus: hand it back first.
-    await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
-    await page.keyboard.press("F1");
-    const open = await input.waitFor({ state: "visible", timeout: attempt ? SHORT : 5000 }).then(() => true, () => false);
-    if (open) break;
-    if (attempt) throw new Error(`the command palette did not open for "${title}"`);
-  }
-  await input.fill(`>${title}`);
-  await firstRow(title).waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-}
-
-const statusItem = (label) => page.locator(`.part.statusbar [aria-label="${label}"]`).first();
 const safetyProblem = () => page.locator(".markers-panel .monaco-list-row", { hasText: "fixloop-safety" }).first();
 const statusText = () => page.locator(".part.statusbar").innerText().catch(() => "");
 
@@ -132,16 +48,6 @@ async function recordTexts() {
 }
 const seenTexts = () => page.evaluate(() => window.__fixloopSeen ?? []);
 
-async function goToLine(line) {
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: SHORT });
-  await input.fill(`:${line}`);
-  await page.locator(".quick-input-widget", { hasText: `line ${line}` }).first().waitFor({ timeout: SHORT });
-  await page.keyboard.press("Enter");
-  await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).first().waitFor({ timeout: SHORT });
-}
-
 // "test": Fix this test, with the cursor in a failing test; "all": Fix until tests pass.
 async function openPreviewByRunningFix(kind) {
   if (kind === "test") {
@@ -155,15 +61,8 @@ async function openPreviewByRunningFix(kind) {
   await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(SHORT);
   await page.goto(env("E2E_URL"), { timeout: 3 * LONG }); // a busy machine serves the first load slowly
 
   await check("workbench loads", async () => {
@@ -172,7 +71,6 @@ try {
   });
 
   // A clean profile: no fixloop.pythonPath and no fixloop in python3; the server is only inside the .vsix.
-  const toastWith = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
 
   await check("the install offer appears: Install / Use my interpreter / Not now", async () => {
     const toast = toastWith("Install the fixloop server");
@@ -419,7 +317,6 @@ try {
   await browser.close();
 }
 
-const failed = results.filter((r) => !r.ok).length;
 writeFileSync(join(shots, "results.json"), JSON.stringify(results, null, 2));
 writeFileSync(join(shots, "api-key.txt"), apiKey); // for the script's final leak check
-process.exit(failed ? 1 : 0);
+process.exit(failed() ? 1 : 0);
