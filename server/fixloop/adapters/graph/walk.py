@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from fixloop.kit.fdwalk import DIR_FLAGS, open_dir
-from fixloop.adapters.runner.project_files import SKIP_DIRS
+from fixloop.adapters.runner.project_files import skipped_folder
 
 MAX_FILES = 5_000
 MAX_FILE_BYTES = 1_000_000
@@ -60,7 +60,7 @@ def _walk(fd: int, prefix: str) -> Iterator[tuple[str, str]]:
         name = entry.name
         try:
             if entry.is_dir(follow_symlinks=False):
-                if name in SKIP_DIRS or name.startswith(".") or name.endswith(".egg-info"):
+                if skipped_folder(name) or name.startswith("."):  # the copy's rule, and no hidden folder
                     continue
                 try:
                     child = open_dir(fd, name)
