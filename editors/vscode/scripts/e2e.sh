@@ -229,20 +229,36 @@ export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
 "$code_server" --extensions-dir "$work/ext" --user-data-dir "$work/user" --install-extension "$work/fixloop.vsix" >&2 \
   || die "installing the .vsix into code-server failed"
 
+# serve_code USER_DIR FOLDER LOG [NAME=VALUE ...] [-- FLAG ...]: code-server on a free port of 127.0.0.1, in a
+# process group of its own, with that environment and those flags (default: --disable-workspace-trust); returns
+# once /healthz answers, 1 if it exits or never answers. Sets served_port and served_pid.
+served_port=""
+served_pid=""
+serve_code() {
+  local user=$1 folder=$2 logfile=$3 vars=() flags=(--disable-workspace-trust)
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+  if [ "${1:-}" = -- ]; then shift; flags=("$@"); fi
+  served_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  env "${vars[@]}" setsid "$code_server" --auth none --bind-addr "127.0.0.1:$served_port" --disable-telemetry \
+    --disable-update-check --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$user" \
+    "${flags[@]}" "$folder" > "$logfile" 2>&1 &
+  served_pid=$!
+  for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$served_port/healthz" >/dev/null 2>&1 && return 0
+    kill -0 "$served_pid" 2>/dev/null || { tail -n 20 "$logfile" >&2; return 1; }
+    sleep 0.2
+  done
+  return 1
+}
+
 ui_seconds=0
 if [ "${FIXLOOP_E2E_SUITE:-}" != goal ] && [ "${FIXLOOP_E2E_SUITE:-}" != hostile ] && [ "${FIXLOOP_E2E_SUITE:-}" != install ]; then   # the main suite
 # --- code-server on loopback -------------------------------------------------------------------------
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-PIP_CONFIG_FILE=$work/pip.conf setsid "$code_server" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/user" \
-  "$ws" > "$work/code-server.log" 2>&1 &
-cs_pid=$!
-for _ in $(seq 1 300); do
-  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  kill -0 "$cs_pid" 2>/dev/null || { tail -n 20 "$work/code-server.log" >&2; die "code-server exited"; }
-  sleep 0.2
-done
-curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || die "code-server did not answer on 127.0.0.1:$port"
+serve_code "$work/user" "$ws" "$work/code-server.log" "PIP_CONFIG_FILE=$work/pip.conf" && started=1 || started=0
+cs_pid=$served_pid
+port=$served_port
+[ "$started" = 1 ] || die "code-server did not answer on 127.0.0.1:$port"
 log "code-server $CODE_SERVER_VERSION on 127.0.0.1:$port; screenshots in $out"
 
 # --- the browser test --------------------------------------------------------------------------------
@@ -315,12 +331,9 @@ JSON
   [ -s "$gw/model-url" ] || { cat "$gw/model.log" >&2; echo "FAIL goal: the scripted model server did not start" | tee -a "$out/e2e.log"; return; }
   printf '[llm]\nbase_url = "%s"\napi_key = "test-key-not-real"\nmax_retries = 0\n' "$(cat "$gw/model-url")" > "$gw/config.toml"
   local gport
-  gport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  FIXLOOP_CONFIG=$gw/config.toml setsid "$code_server" --auth none --bind-addr "127.0.0.1:$gport" --disable-telemetry \
-    --disable-update-check --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" \
-    --user-data-dir "$gw/user" "$gw/offline" > "$gw/code-server.log" 2>&1 &
-  goal_cs_pid=$!
-  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$gport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  serve_code "$gw/user" "$gw/offline" "$gw/code-server.log" "FIXLOOP_CONFIG=$gw/config.toml" || true
+  goal_cs_pid=$served_pid
+  gport=$served_port
   log "goal suite: code-server on 127.0.0.1:$gport, scripted model at $(cat "$gw/model-url")"
   set +e
   E2E_GOAL_OFFLINE_URL="http://127.0.0.1:$gport/?folder=$gw/offline" E2E_GOAL_OFFLINE_WS=$gw/offline \
@@ -371,12 +384,9 @@ hostile_suite() {
 }
 JSON
   local hport
-  hport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  setsid "$code_server" --auth none --bind-addr "127.0.0.1:$hport" --disable-telemetry --disable-update-check \
-    --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$hw/user" "$hw/ws" \
-    > "$hw/code-server.log" 2>&1 &
-  hostile_cs_pid=$!
-  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$hport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  serve_code "$hw/user" "$hw/ws" "$hw/code-server.log" -- || true   # workspace trust on
+  hostile_cs_pid=$served_pid
+  hport=$served_port
   log "hostile suite: code-server on 127.0.0.1:$hport (workspace trust on)"
   set +e
   E2E_URL="http://127.0.0.1:$hport/?folder=$hw/ws" E2E_WS=$hw/ws E2E_PROOF=$hw/proof E2E_MEMORY=$hw/user-memory \
@@ -421,12 +431,9 @@ install_suite() {
 JSON
   printf 'offline = true\n[install]\nindex_url = "%s"\n' "$(cat "$iw/index-url")" > "$iw/config.toml"
   local iport
-  iport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  FIXLOOP_CONFIG=$iw/config.toml setsid "$code_server" --auth none --bind-addr "127.0.0.1:$iport" --disable-telemetry \
-    --disable-update-check --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" \
-    --user-data-dir "$iw/user" "$iw/pkg/calc" > "$iw/code-server.log" 2>&1 &
-  install_cs_pid=$!
-  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$iport/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  serve_code "$iw/user" "$iw/pkg/calc" "$iw/code-server.log" "FIXLOOP_CONFIG=$iw/config.toml" || true
+  install_cs_pid=$served_pid
+  iport=$served_port
   log "install suite: code-server on 127.0.0.1:$iport, package index at $(cat "$iw/index-url")"
   set +e
   E2E_URL="http://127.0.0.1:$iport/?folder=$iw/pkg/calc" E2E_WS=$iw/pkg/calc E2E_SHOTS=$out \
