@@ -116,7 +116,7 @@ class ReproTest:
 @runtime_checkable
 class GoalAuthor(Protocol):
     """Writes the questions, the spec and the reproduction test of a goal. One implementation per
-    file: `goal/offline.py` (docstring and goal-text examples, no model)."""
+    file: `application/testgen/goal_offline.py` (docstring and goal-text examples, no model)."""
 
     name: str  # "offline", "claude", ...: logged with the run
 

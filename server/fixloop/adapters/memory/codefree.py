@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 # What `describe` calls an error class: the exception's class name, or the test's outcome without one.
 PYTEST_CLASSES = frozenset({"Failed", "Skipped", "XFailed", "Exit", "Timeout", "failed", "error"})
-STRATEGY_CLASS = "(strategy)"  # strategies/outcomes.py: a run's strategy outcome, no exception's class
+STRATEGY_CLASS = "(strategy)"  # memory/outcomes.py: a run's strategy outcome, no exception's class
 BUILTIN_CLASSES = frozenset(name for name, value in vars(builtins).items()
                             if isinstance(value, type) and issubclass(value, BaseException))
 CLASSES = BUILTIN_CLASSES | PYTEST_CLASSES | {STRATEGY_CLASS}
