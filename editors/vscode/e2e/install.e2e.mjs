@@ -4,7 +4,8 @@
 //   E2E_URL / E2E_WS  the project's workbench and folder; E2E_SHOTS, E2E_PLAYWRIGHT, E2E_CHROMIUM as for the
 //                     main script.
 // "Fix until tests pass" -> the server's question as a notification with Install / Not now -> Install ->
-// tinydep in the project's .venv, the fix run again by itself, and its Refactor Preview.
+// tinydep in the project's .venv, the fix run again by itself, and its Refactor Preview; the run document
+// then shows the review and the audit (the user's config turns it on).
 // Prints `PASS name` / `FAIL name: why` per check and exits 1 if any failed.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -46,6 +47,15 @@ try {
     if (!installed()) throw new Error("tinydep is not in the project's .venv");
     await page.locator(".part.panel", { hasText: "calc.py" }).first().waitFor({ timeout: SHORT });
     await shot("preview");
+  });
+
+  await check("install: Show last run has the reviewer's and the auditor's word beside the diff", async () => {
+    await page.getByRole("button", { name: "Discard", exact: true }).click();
+    await runCommand("fixloop: Show last run");
+    for (const text of ["# review (offline): accept", "# audit (offline): nothing found"]) {
+      await page.locator(".monaco-editor .view-lines", { hasText: text }).first().waitFor({ timeout: SHORT });
+    }
+    await shot("last-run");
   });
 } finally {
   await browser.close();

@@ -413,7 +413,8 @@ hostile_seconds=$(( $(date +%s) - t0 ))
 
 # --- a missing package, installed only on the user's click (e2e/install.e2e.mjs) -------------------------
 # tests/package_index.py builds a project whose tests import tinydep, which its own .venv lacks, and serves
-# tinydep's wheel on 127.0.0.1. The user's config file names that index; landlock (it installs as this user).
+# tinydep's wheel on 127.0.0.1. The user's config file names that index and turns the audit on; landlock (it
+# installs as this user).
 install_suite() {
   local iw=$work/install
   mkdir -p "$iw/user/User" "$iw/user/Machine"
@@ -429,7 +430,7 @@ install_suite() {
   "fixloop.memory.enabled": false
 }
 JSON
-  printf 'offline = true\n[install]\nindex_url = "%s"\n' "$(cat "$iw/index-url")" > "$iw/config.toml"
+  printf 'offline = true\n[install]\nindex_url = "%s"\n[audit]\nenabled = true\n' "$(cat "$iw/index-url")" > "$iw/config.toml"
   local iport
   serve_code "$iw/user" "$iw/pkg/calc" "$iw/code-server.log" "FIXLOOP_CONFIG=$iw/config.toml" || true
   install_cs_pid=$served_pid
