@@ -182,6 +182,21 @@ def test_a_loop_counter_is_a_number() -> None:
     assert {"i", "j", "k"} <= facts(parse(before).root_node.named_children[0]).numbers
 
 
+def test_a_sum_or_difference_with_a_known_number_is_a_number() -> None:
+    before = src('''
+        def after_point(string):
+            pos = string.rfind(".")
+            pos = lookup(string) if pos < 0 else pos
+            return len(string) - pos
+    ''')
+    off = Offsets(before)
+    weights = {m.summary: m.weight for node in walk(parse(before).root_node) for m in return_offset(node, off)}
+    assert weights["return len(string) - pos -> return len(string) - pos - 1"] == 1.0
+    text = "def f(s, t):\n    return s * t\n"  # a product of unknowns may be a repeated string
+    weights = {m.summary: m.weight for node in walk(parse(text).root_node) for m in return_offset(node, Offsets(text))}
+    assert weights and max(weights.values()) < 1.0
+
+
 def test_argument_offset_on_calls_but_not_on_bounds_or_strings() -> None:
     before = "def f(items, i, x):\n    items.insert(i, x)\n"
     assert contains(argument_offset, before, "def f(items, i, x):\n    items.insert(i + 1, x)\n")

@@ -116,6 +116,8 @@ def expression_type(node: Node, depth: int = 0) -> str:
         if sides <= {"number", "bool"}:
             return "number"
         op = node.child_by_field_name("operator")
+        if op is not None and text_of(op) in ("+", "-") and "number" in sides and sides <= {"number", "bool", "value", ""}:
+            return "number"  # `len(s) - pos`: a sum or difference with a number in it is one, whatever `pos` is
         if op is not None and text_of(op) == "%" and left is not None and expression_type(left, depth + 1) == "str":
             return "str"
         return "value"
