@@ -9,7 +9,7 @@ from fixloop.engines.repair.context import facts
 from fixloop.engines.repair.kinds import kind_of, may_stand_for
 from fixloop.engines.repair.conditions import none_check
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
-from fixloop.engines.repair.offsets import argument_offset, return_offset
+from fixloop.engines.repair.offsets import argument_offset, operand_offset, return_offset
 from fixloop.engines.repair.search import single_candidates
 from fixloop.kit.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
@@ -204,6 +204,15 @@ def test_argument_offset_on_calls_but_not_on_bounds_or_strings() -> None:
     assert contains(argument_offset, "def f(s, w):\n    return s.ljust(w * 2)\n", "def f(s, w):\n    return s.ljust(w * 2 + 1)\n")
     assert results(argument_offset, "def f(n):\n    return range(n)\n") == set()  # bound_nudge's
     assert results(argument_offset, 'def f(s):\n    return g("x", s.split(), [1])\n') == set()
+
+
+def test_operand_offset_inside_a_product_but_not_on_literals_or_strings() -> None:
+    before = "def f(nth):\n    return abs(nth) * 7\n"
+    assert contains(operand_offset, before, "def f(nth):\n    return (abs(nth) - 1) * 7\n")
+    assert contains(operand_offset, before, "def f(nth):\n    return (abs(nth) + 1) * 7\n")
+    assert results(operand_offset, "def f(n):\n    return (n - 1) * 7\n") == {"def f(n):\n    return n * 7\n"}
+    assert results(operand_offset, 'def f(x):\n    return "%s!" % x\n') == set()
+    assert results(operand_offset, "def f(n):\n    return n + 7\n") == set()  # return_offset's
 
 
 def test_offsets_rank_below_the_one_token_operators() -> None:

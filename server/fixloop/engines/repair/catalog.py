@@ -9,7 +9,7 @@ from fixloop.engines.repair.conditions import loop_condition, none_check, return
 from fixloop.engines.repair.ingredients import insert_statement
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
 from fixloop.engines.repair.members import add_member
-from fixloop.engines.repair.offsets import argument_offset, return_offset
+from fixloop.engines.repair.offsets import argument_offset, operand_offset, return_offset
 from fixloop.engines.repair.operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
 from fixloop.engines.repair.reshape import call_argument, clamp, reshape_name, same_shape
 
@@ -22,12 +22,13 @@ INGREDIENT_PRIORS: dict[str, float] = {
     "loop_condition": 0.6, "widen_condition": 0.4, "return_check": 0.45,
 }
 
-# Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns and call
-# arguments: one-token edits, but each fires at many places, so below the catalog's own offsets.
-VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, binding_name, return_offset, argument_offset, none_check,
-                                         format_precision, add_member)
+# Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns, call arguments
+# and factors: one-token edits, but each fires at many places, so below the catalog's own offsets.
+VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, binding_name, return_offset, argument_offset, operand_offset,
+                                         none_check, format_precision, add_member)
 VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45,
-                                  "none_check": 0.6, "format_precision": 0.6, "add_member": 0.5}
+                                  "operand_offset": 0.45, "none_check": 0.6, "format_precision": 0.6,
+                                  "add_member": 0.5}
 
 OPERATORS: tuple[Operator, ...] = BASIC + VALUE_OPERATORS + INGREDIENT_OPERATORS
 DEFAULT_PRIORS: dict[str, float] = {**BASIC_PRIORS, **VALUE_PRIORS, **INGREDIENT_PRIORS}

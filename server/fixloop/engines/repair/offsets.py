@@ -3,6 +3,8 @@
 - `return_offset`: `return len(xs)` -> `return len(xs) - 1` (or `+ 1`); `return n + 1` -> `return n`; each
   element of a returned tuple alike (`return (i, col)` -> `return (i + 1, col)`).
 - `argument_offset`: `f(n)` -> `f(n + 1)` (or `- 1`), keyword values too; `f(n - 1)` -> `f(n)`.
+- `operand_offset`: `abs(n) * 7` -> `(abs(n) - 1) * 7` (or `+ 1`); `(n - 1) * 7` -> `n * 7`: the offset
+  inside a product, a quotient or a remainder, where appending it to the whole would scale it.
 
 `bound_nudge` already covers range() bounds, slices and subscripts, and `integer_nudge` literals. An
 offset is appended only where a number may be: a known number (a length, a count, arithmetic, a name
@@ -54,6 +56,26 @@ def argument_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
         value = arg.child_by_field_name("value") if arg.type == "keyword_argument" else arg
         if value is not None:
             yield from _offsets("argument_offset", value, off, f"{callee}(..", "..)")
+
+
+def operand_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
+    if node.type != "binary_operator" or _op(node) not in ("*", "/", "//", "%") or number_weight(node) <= 0:
+        return  # `"%s" % x` formats a string: no factor in it
+    for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+        if side is None or side.type in ("integer", "float"):
+            continue  # a literal operand is integer_nudge's
+        inner = side.named_children[0] if side.type == "parenthesized_expression" and side.named_child_count == 1 else side
+        old = text_of(side)
+        dropped = _without_one(inner)
+        if dropped is not None:
+            yield Mutation.replacing("operand_offset", side, off, dropped, f"{old} -> {dropped}")
+            continue
+        weight = number_weight(side)
+        if weight <= 0 or "\n" in old:
+            continue
+        for sign in ("-", "+"):
+            new = f"({old} {sign} 1)"
+            yield Mutation.replacing("operand_offset", side, off, new, f"{old} -> {new}", weight)
 
 
 def _offsets(operator: str, expr: Node, off: Offsets, before: str, after: str = "") -> Iterator[Mutation]:
