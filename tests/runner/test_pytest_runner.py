@@ -11,6 +11,7 @@ from fixloop.adapters.sandbox.hostio import read_beneath
 from fixloop.adapters.runner.listing import list_files
 from fixloop.adapters.sandbox.plain import PlainSandbox
 from tests.conftest import PYTHON
+from tests.project_python import project_python
 
 LIB = "def add(a, b):\n    return a - b\n"
 TESTS = "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
@@ -189,5 +190,26 @@ def test_a_suite_that_turns_warnings_into_errors_runs_every_way(make_project) ->
         fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
         screened = runner.run(fixed, ["tests/test_lib.py::test_inc"], fail_fast=True)
         assert not screened.problem and [r.outcome for r in screened.results] == ["passed"]
+    finally:
+        runner.close()
+
+
+def test_a_suite_that_asks_pytest_xdist_for_workers_runs_in_one_process(make_project) -> None:
+    """`addopts = -n 2` (pytest-xdist) is common: its workers would run the tests without fixloop's report
+    pipe, so nothing of them (results, times, lines) reached the host; every run is one process instead."""
+    lib = "def inc(x):\n    return x + 2\n"
+    tests = "from lib import inc\n\n\ndef test_inc():\n    assert inc(1) == 2\n\n\ndef test_ok():\n    assert inc\n"
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests, "pytest.ini": "[pytest]\naddopts = -n 2\n"})
+    runner = PytestRunner.open(root, PlainSandbox(), Limits(), python=project_python(("pytest", "pytest-xdist")))
+    try:
+        report = runner.run(None)
+        assert not report.problem and {r.nodeid: r.outcome for r in report.results} == {
+            "tests/test_lib.py::test_inc": "failed", "tests/test_lib.py::test_ok": "passed"}
+        _, spectra = runner.coverage(("tests/test_lib.py::test_inc", "tests/test_lib.py::test_ok"))
+        assert spectra["tests/test_lib.py::test_inc"]["lib.py"] == frozenset({2})
+        fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
+        assert [r.outcome for r in runner.run(fixed, ["tests/test_lib.py::test_inc"], fail_fast=True).results] == [
+            "passed"]
+        assert runner.run(fixed).ok
     finally:
         runner.close()

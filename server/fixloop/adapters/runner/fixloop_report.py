@@ -126,8 +126,17 @@ def _frames(excinfo, item):
 
 
 
+def _one_process(config):
+    """pytest-xdist's `-n` (often in the project's addopts) off: its workers would run the tests without this
+    plugin's report pipe, so no test's result, time or lines would reach fixloop. Before xdist's own
+    `pytest_configure` (trylast), which starts the workers only in distribution mode."""
+    if getattr(config.option, "dist", "no") != "no" or getattr(config.option, "tx", None):
+        config.option.dist, config.option.tx, config.option.numprocesses = "no", [], 0
+
+
 def pytest_configure(config):
     global _spectrum, _xml_path
+    _one_process(config)
     # Absolute now: a test may change the working directory before the end.
     if getattr(config.option, "xmlpath", None):
         _xml_path = os.path.abspath(config.option.xmlpath)
