@@ -213,3 +213,26 @@ def test_a_suite_that_asks_pytest_xdist_for_workers_runs_in_one_process(make_pro
         assert runner.run(fixed).ok
     finally:
         runner.close()
+
+
+def test_a_suite_that_measures_coverage_with_a_floor_still_passes_a_few_tests(make_project) -> None:
+    """`addopts = --cov=lib --cov-fail-under=100` (pytest-cov): a run of one test measures less, and pytest-cov
+    would fail it; fixloop's runs leave pytest-cov's measurement to the user's own runs."""
+    lib = "def inc(x):\n    return x + 2\n\n\ndef dec(x):\n    return x - 1\n"
+    tests = ("from lib import dec, inc\n\n\ndef test_inc():\n    assert inc(1) == 2\n\n\n"
+             "def test_dec():\n    assert dec(1) == 0\n")
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests,
+                         "pytest.ini": "[pytest]\naddopts = --cov=lib --cov-fail-under=100\n"})
+    runner = PytestRunner.open(root, PlainSandbox(), Limits(), python=project_python(("pytest", "pytest-cov")),
+                               warm_workers=0)
+    try:
+        report = runner.run(None)
+        assert not report.problem and {r.nodeid: r.outcome for r in report.results} == {
+            "tests/test_lib.py::test_inc": "failed", "tests/test_lib.py::test_dec": "passed"}
+        _, spectra = runner.coverage(("tests/test_lib.py::test_inc",))
+        assert spectra["tests/test_lib.py::test_inc"]["lib.py"] == frozenset({2})
+        fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
+        screened = runner.run(fixed, ["tests/test_lib.py::test_inc"], fail_fast=True)
+        assert not screened.problem and screened.ok
+    finally:
+        runner.close()

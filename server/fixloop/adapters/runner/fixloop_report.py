@@ -126,6 +126,16 @@ def _frames(excinfo, item):
 
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """pytest-cov's `--cov` (often in addopts) off, before pytest-cov starts measuring here: fixloop's runs
+    of a few tests would fail its `--cov-fail-under`, and its tracer costs every candidate's run time."""
+    options = early_config.known_args_namespace
+    if getattr(options, "cov_source", None):
+        options.cov_source = None
+    yield
+
+
 def _one_process(config):
     """pytest-xdist's `-n` (often in the project's addopts) off: its workers would run the tests without this
     plugin's report pipe, so no test's result, time or lines would reach fixloop. Before xdist's own
