@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.core.selection import Plan, judge
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.hostio import read_beneath
 from fixloop.adapters.runner.listing import list_files
@@ -234,5 +235,37 @@ def test_a_suite_that_measures_coverage_with_a_floor_still_passes_a_few_tests(ma
         fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
         screened = runner.run(fixed, ["tests/test_lib.py::test_inc"], fail_fast=True)
         assert not screened.problem and screened.ok
+    finally:
+        runner.close()
+
+
+MOMENT_TESTS = ("import time\n\nimport pytest\n\nfrom lib import inc\n\n\n"
+                "@pytest.mark.parametrize('stamp', [str(time.time_ns())])\ndef test_stamp(stamp):\n    assert stamp\n\n\n"
+                "def test_inc():\n    assert inc(1) == 2\n")
+
+
+def test_a_test_whose_id_is_made_of_the_moment_neither_ends_a_run_nor_breaks_a_fix(make_project) -> None:
+    """`@parametrize` with the time (real suites format `datetime.now()`) gives a test a new id in every run:
+    selected by its old id it must not end the run ("not found"), and missing under its old id from a fix's
+    full run it is not a test the fix broke."""
+    lib = "def inc(x):\n    return x + 2\n"
+    root = make_project({"lib.py": lib, "tests/test_lib.py": MOMENT_TESTS})
+    runner = _runner(root)
+    try:
+        baseline = runner.run(None)
+        stamp = next(r.nodeid for r in baseline.results if "test_stamp[" in r.nodeid)
+        report, spectra = runner.coverage(("tests/test_lib.py::test_inc", stamp))
+        assert not report.problem and {r.outcome for r in report.results} == {"failed", "passed"}
+        assert spectra["tests/test_lib.py::test_inc"]["lib.py"] == frozenset({2})
+        fixed = Patch((FileChange("lib.py", lib, lib.replace("x + 2", "x + 1")),))
+        plan = Plan(("tests/test_lib.py::test_inc",), (), frozenset({stamp}), frozenset({"tests/test_lib.py::test_inc"}))
+        judging = judge(runner, fixed, plan)
+        while True:
+            try:
+                next(judging)
+            except StopIteration as done:
+                status, full, _ = done.value
+                break
+        assert status == "plausible" and stamp not in {r.nodeid for r in full.results}
     finally:
         runner.close()

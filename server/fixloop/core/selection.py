@@ -9,6 +9,7 @@ log: which selection, how many tests were asked for and ran.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Generator
 
@@ -147,13 +148,35 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
         # Targets must really pass (not xfail), passing tests keep passing (missing counts as
         # broken), and no test fails that did not fail before (a cut-short baseline hides some).
         passing_now = {r.nodeid for r in full.results if r.outcome == "passed"}
-        broken = sorted((plan.must_keep_passing | set(targets)) - passing_now)
+        broken = _renamed_away(sorted((plan.must_keep_passing | set(targets)) - passing_now), plan, full)
         broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
         if not full.problem and not full.timed_out and not full.collection_errors and not broken:
             status = "plausible"
     # The candidate's cost is all its runs: CPU added up, memory at its peak.
     report = replace(runs[-1], cpu_seconds=sum(r.cpu_seconds for r in runs), peak_mb=max(r.peak_mb for r in runs))
     return status, report, records
+
+
+def _renamed_away(missing: list[str], plan: Plan, full: TestReport) -> list[str]:
+    """`missing` without the tests that only changed their parameters' id: a test parametrized with the moment
+    (`test_parse[11-28-2026 13:43:34]`) has a new id in every run. An id absent from the run counts as passing
+    when a passing id of the same test function, unknown to the baseline, is there to stand for it."""
+    known = plan.must_keep_passing | plan.failing_before | set(plan.targets)
+    ran = {r.nodeid for r in full.results}
+    fresh = Counter(_function(r.nodeid) for r in full.results
+                    if r.outcome == "passed" and r.nodeid not in known and "[" in r.nodeid)
+    broken = []
+    for nodeid in missing:
+        stem = _function(nodeid)
+        if nodeid not in ran and "[" in nodeid and fresh[stem] > 0:
+            fresh[stem] -= 1
+            continue
+        broken.append(nodeid)
+    return broken
+
+
+def _function(nodeid: str) -> str:
+    return nodeid.split("[", 1)[0]
 
 
 def _covering(runner: TestRunner, patch: Patch, plan: Plan) -> tuple[str, ...] | None:

@@ -9,12 +9,13 @@ from typing import Mapping, Sequence
 from fixloop.core.model import Limits, Patch, TestReport
 from fixloop.adapters.sandbox.api import Policy, Sandbox, SandboxLimits
 from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE
+from fixloop.adapters.runner.fixloop_options import OPTION
 from fixloop.adapters.runner.report import parse_report, progress
 from fixloop.adapters.runner.scratch import Scratch
 
 JUNIT = ".fixloop-junit.xml"  # written by pytest in the run's own fresh copy, forwarded by the plugin
 DEFAULT_RUN_SECONDS = 120.0  # a run's cap when neither the caller nor the settings give one
-MAX_LIMITS_ENV = 100_000  # bytes of per-test limits an environment variable may carry (the kernel caps one at 128 KiB)
+MAX_LIMITS_ENV = 100_000  # bytes an environment variable or an argument may carry (the kernel caps one at 128 KiB)
 
 
 def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] | TestReport:
@@ -25,6 +26,16 @@ def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] |
         return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
 
 
+def selection_args(select: Sequence[str]) -> list[str]:
+    """pytest's arguments for `select`: node ids go to the report plugin (`--fixloop-select`), only their files
+    to pytest, so an id that pytest does not collect again (a parameter made of the moment) ends no run
+    (runner/fixloop_options.py). Paths, or more ids than an argument may carry, go to pytest as they are."""
+    ids = json.dumps(list(select))
+    if not select or not all("::" in s for s in select) or len(ids) > MAX_LIMITS_ENV:
+        return list(select)
+    return [f"{OPTION}={ids}", *dict.fromkeys(s.split("::", 1)[0] for s in select)]
+
+
 def pytest_argv(python: str, pytest_args: Sequence[str], select: Sequence[str], fail_fast: bool) -> list[str]:
     """`python -m pytest ...` under fixloop's supervisor: the process that writes the report to the host is
     not the one that runs the code under test (runner/fixloop_supervise.py)."""
@@ -32,7 +43,7 @@ def pytest_argv(python: str, pytest_args: Sequence[str], select: Sequence[str], 
             "--color=no", "--no-header", "-rN", f"--junitxml={JUNIT}", *pytest_args]
     if fail_fast:
         argv.append("-x")
-    return argv + list(select)
+    return argv + selection_args(select)
 
 
 class ColdRunner:

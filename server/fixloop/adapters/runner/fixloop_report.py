@@ -25,11 +25,16 @@ import time
 import pytest
 
 try:
-    import fixloop_paths  # beside this file in fixloop's runtime folder
+    import fixloop_options  # beside this file in fixloop's runtime folder
+    import fixloop_paths
     from fixloop_supervise import sealed_writer
 except ImportError:  # imported from the fixloop package (its own tests), not from a run's runtime folder
-    from fixloop.adapters.runner import fixloop_paths
+    from fixloop.adapters.runner import fixloop_options, fixloop_paths
     from fixloop.adapters.runner.fixloop_supervise import sealed_writer
+# The project's pytest configuration, adjusted for fixloop's runs: hooks of this plugin, kept in their module.
+pytest_addoption = fixloop_options.pytest_addoption
+pytest_collection_modifyitems = fixloop_options.pytest_collection_modifyitems
+pytest_load_initial_conftests = fixloop_options.pytest_load_initial_conftests
 
 _timeout = float(os.environ.get("FIXLOOP_TEST_TIMEOUT", "0") or 0)  # wall seconds a test may take
 _cpu_limit = float(os.environ.get("FIXLOOP_CPU_LIMIT", "0") or 0)  # CPU seconds: a loop that never ends
@@ -126,27 +131,9 @@ def _frames(excinfo, item):
 
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_load_initial_conftests(early_config, parser, args):
-    """pytest-cov's `--cov` (often in addopts) off, before pytest-cov starts measuring here: fixloop's runs
-    of a few tests would fail its `--cov-fail-under`, and its tracer costs every candidate's run time."""
-    options = early_config.known_args_namespace
-    if getattr(options, "cov_source", None):
-        options.cov_source = None
-    yield
-
-
-def _one_process(config):
-    """pytest-xdist's `-n` (often in the project's addopts) off: its workers would run the tests without this
-    plugin's report pipe, so no test's result, time or lines would reach fixloop. Before xdist's own
-    `pytest_configure` (trylast), which starts the workers only in distribution mode."""
-    if getattr(config.option, "dist", "no") != "no" or getattr(config.option, "tx", None):
-        config.option.dist, config.option.tx, config.option.numprocesses = "no", [], 0
-
-
 def pytest_configure(config):
     global _spectrum, _xml_path
-    _one_process(config)
+    fixloop_options.one_process(config)
     # Absolute now: a test may change the working directory before the end.
     if getattr(config.option, "xmlpath", None):
         _xml_path = os.path.abspath(config.option.xmlpath)

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 from fixloop.core.model import Patch, TestReport
 from fixloop.adapters.sandbox.api import Policy, Sandbox
-from fixloop.adapters.runner.cold import candidate_files
+from fixloop.adapters.runner.cold import candidate_files, selection_args
 from fixloop.adapters.runner.scratch import Scratch
 from fixloop.adapters.runner.test_clock import Screen
 from fixloop.adapters.runner.warm import WarmPool, WarmServer
@@ -90,7 +90,7 @@ class Screening:
         if pool is None:
             return None
         wall, cpu = limits
-        report = pool.run({}, [*self.pytest_args, *select], self.run_cap(), wall, self.memory_mb, cpu)
+        report = pool.run({}, [*self.pytest_args, *selection_args(select)], self.run_cap(), wall, self.memory_mb, cpu)
         return None if report.problem else report
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
@@ -102,7 +102,8 @@ class Screening:
         # The child's own limit: its tests' limits added up, with pytest's start-up in the child (a backstop:
         # each test's own limit stops a hang first), never more than any run may take.
         budget = min(screen.budget, self.run_cap()) if screen.budget else self.run_cap()
-        return pool.run(files, [*self.pytest_args, "-x", *select], budget, wall, self.memory_mb, cpu, screen.per_test)
+        return pool.run(files, [*self.pytest_args, "-x", *selection_args(select)], budget, wall, self.memory_mb, cpu,
+                        screen.per_test)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():
