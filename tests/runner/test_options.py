@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from fixloop.adapters.runner.cold import selection_args
-from fixloop.adapters.runner.fixloop_options import OPTION, select, wanted
+from fixloop.adapters.runner.fixloop_options import OPTION, SELECT_FILE, select, wanted
 
 
 @dataclass
@@ -35,8 +36,18 @@ def test_a_parameter_id_of_another_run_keeps_its_functions_tests_not_named() -> 
 
 
 def test_the_option_and_the_arguments_the_host_builds() -> None:
-    args = selection_args(["t/a.py::test_1", "t/b.py::test_4", "t/a.py::K::test_2"])
-    assert args[1:] == ["t/a.py", "t/b.py"] and args[0].startswith(OPTION + "=")
-    assert wanted(args[0].split("=", 1)[1]) == ["t/a.py::test_1", "t/b.py::test_4", "t/a.py::K::test_2"]
-    assert selection_args(["tests/", "t/a.py::test_1"]) == ["tests/", "t/a.py::test_1"]  # paths as they are
-    assert selection_args([]) == [] and wanted("") is None and wanted("{") is None
+    ids = ["t/a.py::test_1", "t/b.py::test_4", "t/a.py::K::test_2"]
+    args, listed = selection_args(ids)
+    assert listed is None and args[1:] == ["t/a.py", "t/b.py"] and args[0].startswith(OPTION + "=")
+    assert wanted(args[0].split("=", 1)[1]) == ids
+    assert selection_args(["tests/", "t/a.py::test_1"]) == (["tests/", "t/a.py::test_1"], None)  # paths as they are
+    assert selection_args([]) == ([], None) and wanted("") is None and wanted("{") is None
+
+
+def test_a_list_too_long_for_an_argument_is_a_file(tmp_path: Path) -> None:
+    ids = [f"t/a.py::test_p[{n}]" for n in range(5000)]
+    args, listed = selection_args(ids)
+    assert args == [f"{OPTION}=@{SELECT_FILE}", "t/a.py"] and listed is not None
+    assert selection_args(ids, None)[1] is None  # a warm worker's arguments are never exec'd
+    (tmp_path / SELECT_FILE).write_bytes(listed)
+    assert wanted(f"@{SELECT_FILE}", str(tmp_path)) == ids and wanted("@missing.json", str(tmp_path)) is None

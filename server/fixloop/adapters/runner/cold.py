@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 from fixloop.core.model import Limits, Patch, TestReport
 from fixloop.adapters.sandbox.api import Policy, Sandbox, SandboxLimits
 from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE
-from fixloop.adapters.runner.fixloop_options import OPTION
+from fixloop.adapters.runner.fixloop_options import OPTION, SELECT_FILE
 from fixloop.adapters.runner.report import parse_report, progress
 from fixloop.adapters.runner.scratch import Scratch
 
@@ -26,24 +26,29 @@ def candidate_files(scratch: Scratch, patch: Patch | None) -> dict[str, bytes] |
         return TestReport(problem=f"the candidate cannot be written in its file's encoding ({e.reason})")
 
 
-def selection_args(select: Sequence[str]) -> list[str]:
-    """pytest's arguments for `select`: node ids go to the report plugin (`--fixloop-select`), only their files
-    to pytest, so an id that pytest does not collect again (a parameter made of the moment) ends no run
-    (runner/fixloop_options.py). Paths, or more ids than an argument may carry, go to pytest as they are."""
+def selection_args(select: Sequence[str], room: int | None = MAX_LIMITS_ENV) -> tuple[list[str], bytes | None]:
+    """pytest's arguments for `select`, and the list of tests to write as SELECT_FILE when it does not fit in
+    `room` bytes of an argument (None: any size, a warm worker's arguments are never exec'd). Node ids go to
+    the report plugin (`--fixloop-select`), only their files to pytest: an id that pytest does not collect
+    again (a parameter made of the moment) then ends no run, and thousands of ids are not matched one by
+    one against the whole collection (runner/fixloop_options.py). Paths go to pytest as they are."""
+    if not select or not all("::" in s for s in select):
+        return list(select), None
     ids = json.dumps(list(select))
-    if not select or not all("::" in s for s in select) or len(ids) > MAX_LIMITS_ENV:
-        return list(select)
-    return [f"{OPTION}={ids}", *dict.fromkeys(s.split("::", 1)[0] for s in select)]
+    files = list(dict.fromkeys(s.split("::", 1)[0] for s in select))
+    if room is None or len(ids) <= room:
+        return [f"{OPTION}={ids}", *files], None
+    return [f"{OPTION}=@{SELECT_FILE}", *files], ids.encode("utf-8", "surrogateescape")
 
 
-def pytest_argv(python: str, pytest_args: Sequence[str], select: Sequence[str], fail_fast: bool) -> list[str]:
+def pytest_argv(python: str, pytest_args: Sequence[str], fail_fast: bool) -> list[str]:
     """`python -m pytest ...` under fixloop's supervisor: the process that writes the report to the host is
     not the one that runs the code under test (runner/fixloop_supervise.py)."""
     argv = [python, "-m", "fixloop_supervise", "-p", "fixloop_report", "-p", "no:cacheprovider", "-q",
             "--color=no", "--no-header", "-rN", f"--junitxml={JUNIT}", *pytest_args]
     if fail_fast:
         argv.append("-x")
-    return argv + selection_args(select)
+    return argv
 
 
 class ColdRunner:
@@ -72,7 +77,10 @@ class ColdRunner:
         if isinstance(changes, TestReport):
             return changes
         changes.update(extra or {})
-        argv = pytest_argv(self.python, self.pytest_args, select, fail_fast)
+        args, listed = selection_args(select)
+        if listed is not None:
+            changes[SELECT_FILE] = listed
+        argv = pytest_argv(self.python, self.pytest_args, fail_fast) + args
         return self._run(argv, changes, per_test, policy, raw_lines, cap, per_test_limits)
 
     def canary(self, patch: Patch, per_test: tuple[float, float], policy: Policy, cap: float) -> TestReport:
@@ -82,7 +90,7 @@ class ColdRunner:
         if isinstance(changes, TestReport):
             return changes
         changes[CANARY_PATH] = SOURCE.encode("utf-8")
-        return self._run(pytest_argv(self.python, (), [CANARY_PATH], False), changes, per_test, policy, None, cap)
+        return self._run(pytest_argv(self.python, (), False) + [CANARY_PATH], changes, per_test, policy, None, cap)
 
     def _run(self, argv: list[str], changes: dict[str, bytes], per_test: tuple[float, float], policy: Policy,
              raw_lines: list[str] | None, cap: float, per_test_limits: Mapping[str, float] | None = None

@@ -11,10 +11,13 @@ the sandbox, under the project's interpreter: the standard library and pytest on
 """
 
 import json
+import os
 
 import pytest
 
 OPTION = "--fixloop-select"
+SELECT_FILE = ".fixloop-select.json"  # the list, when it is too long for an argument (`--fixloop-select=@...`)
+_root = os.getcwd()  # the run's copy: a test may change the working directory before collection ends
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -47,11 +50,14 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = kept
 
 
-def wanted(raw):
+def wanted(raw, root=None):
     """The node ids of `--fixloop-select`, or None (then pytest's own selection stands)."""
     try:
+        if raw and raw.startswith("@"):
+            with open(os.path.join(root or _root, raw[1:]), "rb") as f:
+                raw = f.read().decode("utf-8", "surrogateescape")
         ids = json.loads(raw) if raw else None
-    except ValueError:
+    except (OSError, ValueError):
         return None
     return [str(i) for i in ids] if isinstance(ids, list) else None
 

@@ -90,7 +90,8 @@ class Screening:
         if pool is None:
             return None
         wall, cpu = limits
-        report = pool.run({}, [*self.pytest_args, *selection_args(select)], self.run_cap(), wall, self.memory_mb, cpu)
+        args = [*self.pytest_args, *selection_args(select, None)[0]]
+        report = pool.run({}, args, self.run_cap(), wall, self.memory_mb, cpu)
         return None if report.problem else report
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
@@ -102,8 +103,8 @@ class Screening:
         # The child's own limit: its tests' limits added up, with pytest's start-up in the child (a backstop:
         # each test's own limit stops a hang first), never more than any run may take.
         budget = min(screen.budget, self.run_cap()) if screen.budget else self.run_cap()
-        return pool.run(files, [*self.pytest_args, "-x", *selection_args(select)], budget, wall, self.memory_mb, cpu,
-                        screen.per_test)
+        args = [*self.pytest_args, "-x", *selection_args(select, None)[0]]
+        return pool.run(files, args, budget, wall, self.memory_mb, cpu, screen.per_test)
 
     def ready_pool(self) -> WarmPool | None:
         if self._starting is not None and self._starting is not threading.current_thread():
