@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from fixloop.adapters.runner import cold
 from fixloop.adapters.runner.cold import selection_args
 from fixloop.adapters.runner.fixloop_options import OPTION, SELECT_FILE, select, wanted
 
@@ -36,6 +37,7 @@ def test_a_parameter_id_of_another_run_keeps_its_functions_tests_not_named() -> 
 
 
 def test_the_option_and_the_arguments_the_host_builds() -> None:
+    assert (cold.OPTION, cold.SELECT_FILE) == (OPTION, SELECT_FILE)  # the host's names are the plugin's
     ids = ["t/a.py::test_1", "t/b.py::test_4", "t/a.py::K::test_2"]
     args, listed = selection_args(ids)
     assert listed is None and args[1:] == ["t/a.py", "t/b.py"] and args[0].startswith(OPTION + "=")

@@ -9,12 +9,13 @@ from typing import Mapping, Sequence
 from fixloop.core.model import Limits, Patch, TestReport
 from fixloop.adapters.sandbox.api import Policy, Sandbox, SandboxLimits
 from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE
-from fixloop.adapters.runner.fixloop_options import OPTION, SELECT_FILE
 from fixloop.adapters.runner.report import parse_report, progress
 from fixloop.adapters.runner.scratch import Scratch
 
 JUNIT = ".fixloop-junit.xml"  # written by pytest in the run's own fresh copy, forwarded by the plugin
 DEFAULT_RUN_SECONDS = 120.0  # a run's cap when neither the caller nor the settings give one
+# The report plugin's selection (runner/fixloop_options.py, which imports pytest: never on the host).
+OPTION, SELECT_FILE = "--fixloop-select", ".fixloop-select.json"
 MAX_LIMITS_ENV = 100_000  # bytes an environment variable or an argument may carry (the kernel caps one at 128 KiB)
 
 

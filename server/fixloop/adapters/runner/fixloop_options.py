@@ -15,6 +15,7 @@ import os
 
 import pytest
 
+# The host's runner/cold.py names the same (it cannot import this module: pytest is the project's, not fixloop's).
 OPTION = "--fixloop-select"
 SELECT_FILE = ".fixloop-select.json"  # the list, when it is too long for an argument (`--fixloop-select=@...`)
 _root = os.getcwd()  # the run's copy: a test may change the working directory before collection ends
