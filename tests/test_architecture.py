@@ -8,6 +8,9 @@ getattr/hasattr."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.house import PACKAGE, import_graph, modules, part_of
@@ -213,3 +216,14 @@ def test_the_drawing_in_docs_architecture_is_current() -> None:
 
     text = DOC.read_text(encoding="utf-8")
     assert written(text) == text, "docs/architecture.md is out of date: python -m tests.house writes it"
+
+
+def test_the_host_never_imports_pytest() -> None:
+    """pytest is the project's (its interpreter, inside the sandbox), not one of fixloop's dependencies: the
+    runtime files that import it (the report plugin, its options, the warm worker) are never imported on
+    the host, and nothing else is allowed to need it."""
+    host = ("fixloop.cli", "fixloop.lsp.server", "fixloop.application.wiring", "fixloop.adapters.runner.pytest_runner")
+    code = "import sys; sys.modules['pytest'] = None; " + "; ".join(f"import {m}" for m in host)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "server")})
+    assert done.returncode == 0, done.stderr[-2000:]
