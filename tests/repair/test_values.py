@@ -10,7 +10,7 @@ from fixloop.engines.repair.kinds import kind_of, may_stand_for
 from fixloop.engines.repair.conditions import none_check
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
 from fixloop.engines.repair.offsets import argument_offset, operand_offset, return_offset
-from fixloop.engines.repair.search import single_candidates
+from fixloop.engines.repair.search import single_candidates, varied
 from fixloop.kit.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
 
@@ -350,3 +350,10 @@ def test_format_precision_nudges_the_numbers_written_in_a_format() -> None:
     assert contains(format_precision, before, before.replace('"%.2f"', '"%.1f"'))
     assert contains(format_precision, before, before.replace('"{:>8}"', '"{:>9}"'))
     assert not any("3.5" not in r or "10%" not in r for r in results(format_precision, before))  # prose is not a format
+
+
+def test_a_factors_offset_comes_after_the_operators_of_its_line() -> None:
+    """`x * 2 - 1` -> `(x + 1) * 2 - 1` passes what `x * 2 + 1` passes: the plain fix must come first."""
+    order = varied(single_candidates("m.py", "def f(x):\n    return x * 2 - 1\n", {2: 1.0}, {}))
+    summaries = [c.summary for c in order]
+    assert summaries.index("- -> +") < min(i for i, c in enumerate(order) if c.operator == "operand_offset")

@@ -23,11 +23,13 @@ INGREDIENT_PRIORS: dict[str, float] = {
 }
 
 # Values bound at import (bindings.py makes their lines suspects) and +/- 1 on returns, call arguments
-# and factors: one-token edits, but each fires at many places, so below the catalog's own offsets.
+# and factors: one-token edits, but each fires at many places, so below the catalog's own offsets; a
+# factor's offset below the catalog's later variants at the line too (`x * 2 - 1`: `-` -> `+` before
+# `(x + 1) * 2 - 1`, which passes the same tests).
 VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, binding_name, return_offset, argument_offset, operand_offset,
                                          none_check, format_precision, add_member)
 VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45,
-                                  "operand_offset": 0.45, "none_check": 0.6, "format_precision": 0.6,
+                                  "operand_offset": 0.3, "none_check": 0.6, "format_precision": 0.6,
                                   "add_member": 0.5}
 
 OPERATORS: tuple[Operator, ...] = BASIC + VALUE_OPERATORS + INGREDIENT_OPERATORS
