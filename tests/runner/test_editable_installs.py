@@ -15,6 +15,10 @@ from typing import Iterator
 
 import pytest
 
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.select import probe
+from fixloop.core.model import FileChange, Limits, Patch
+from tests.backends import unavailable
 from tests.conftest import REPO, fixloop_env
 from tests.project_python import ROOTS, _build, _closure
 
@@ -120,3 +124,33 @@ def test_a_backend_that_cannot_mount_keeps_a_virtualenv_inside_the_project_where
     summary = fix(project, python, "landlock", venv_inside=True)
     assert summary["status"] == "fixed", summary
     assert "+    return a + b" in str(summary["diff"])
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+def test_a_warm_worker_keeps_the_libraries_of_a_virtualenv_inside_the_project(place: Path, backend: str) -> None:
+    """Each candidate imports the project's modules afresh, not those of a `.venv` inside the project: a library
+    re-imported per candidate cost a second or more each (pytest rewrites a plugin's whole distribution). An
+    owner-only file in the project (hypothesis's cache) must not stop the warm worker's copy either."""
+    sandbox, reason = probe(backend)
+    if sandbox is None:
+        unavailable(backend, reason)
+    project, python = make_project(place, "setuptools", "src", venv_inside=True)
+    site = next((project / ".venv" / "lib").glob("python3.*/site-packages"))
+    (site / "loaded_once.py").write_text("import os\n\nPID = os.getpid()\n")
+    (project / "tests" / "test_library.py").write_text(
+        "import os\n\nimport loaded_once\n\n\ndef test_the_library_was_loaded_before_this_process():\n"
+        "    assert loaded_once.PID != os.getpid()\n")
+    private = project / ".hypothesis" / "unicode_data" / "charmap.json.gz"
+    private.parent.mkdir(parents=True)
+    private.write_bytes(b"\x1f\x8b cache")
+    private.chmod(0o600)
+    runner = PytestRunner.open(project, sandbox, Limits(test_timeout=120), python=str(python), warm_workers=1)
+    try:
+        assert not runner.run(None).ok  # the baseline, cold: the warm worker starts beside it
+        cold_runs = runner.cold.runs
+        patch = Patch((FileChange("src/calc/core.py", CORE, CORE.replace("a - b", "a + b")),))
+        report = runner.run(patch, ["tests/test_library.py", "tests/test_calc.py"], fail_fast=True)
+        assert runner.cold.runs == cold_runs, runner.warm_problem  # screened warm
+        assert report.ok and len(report.passed) == 4, report
+    finally:
+        runner.close()

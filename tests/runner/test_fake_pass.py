@@ -142,6 +142,7 @@ def test_a_warm_worker_does_not_believe_a_pass_written_to_every_pipe(make_projec
         report = runner.run(Patch((FileChange("lib.py", LIB, BLIND + LIB),)), NODES, fail_fast=True)
         # The worker's report is not believed (a problem sends the candidate to a cold run, not believed either).
         assert "were not sealed by fixloop's plugin" in runner.warm_problem, runner.warm_problem
+        assert any("ran without the warm worker" in note for note in runner.notes), runner.notes  # said once
         assert not report.ok and not report.passed, report
         runs = runner.cold.runs
         honest = runner.run(Patch((FileChange("lib.py", LIB, LIB.replace("a - b", "a + b")),)), NODES, fail_fast=True)

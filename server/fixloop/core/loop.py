@@ -7,7 +7,7 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Generator, Iterator
+from typing import Callable, Generator, Iterator
 
 from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
 from fixloop.core.review import preference
@@ -96,10 +96,7 @@ class _Run:
         self.test_runs += 1
         self.durations["baseline"] = ports.now() - t0
         yield self.event("baseline", "baseline", **_counts(baseline), signature=report_signature(baseline))
-        if isinstance(ports.runner, Noting):  # what the runner saw in it, e.g. slow tests judged again
-            notes = list(ports.runner.notes)
-            ports.runner.notes.clear()
-            yield from (self.event("note", "baseline", message=str(note)) for note in notes)
+        yield from said(ports.runner, lambda note: self.event("note", "baseline", message=note))  # e.g. slow tests
         if baseline.problem:
             return _End(Status.ERROR, baseline.problem)
         if not baseline.results and not baseline.collection_errors:
@@ -142,8 +139,7 @@ class _Run:
             ctx.priors = memory.priors(ctx.baseline)
             yield self.event("retrieved", "retrieve", lessons=len(ctx.lessons),
                              seconds=round(self.ports.now() - t0, 4))
-            if isinstance(memory, Noting):  # e.g. a shared memory out of reach, said once
-                yield from [self.event("note", "retrieve", message=str(memory.notes.pop(0))) for _ in list(memory.notes)]
+            yield from said(memory, lambda note: self.event("note", "retrieve", message=note))  # e.g. shared memory out of reach
 
     def localize(self, ctx: ProposalContext) -> Generator[Event, None, str]:
         """Rank suspect lines; returns what the localizer found worth saying (said again if nothing fixes it)."""
@@ -302,11 +298,8 @@ class _Run:
         if isinstance(proposer, CallLogging):
             for call in proposer.drain_calls():
                 yield self.event("model_call", "propose", proposer=proposer.name, **call_fields(call))
-        if isinstance(proposer, Noting):
-            notes = list(proposer.notes)
-            proposer.notes.clear()
-            for note in notes:
-                yield self.event("note", "propose", proposer=proposer.name, message=str(note))
+        yield from said(proposer, lambda note: self.event("note", "propose", proposer=proposer.name, message=note))
+        yield from said(self.ports.runner, lambda note: self.event("note", "run", message=note))  # e.g. no warm worker
 
     # ---- 8. review ----------------------------------------------------------------------------
     def reviewed(self, ctx: ProposalContext, stop: _End | None) -> Generator[Event, None, _End | None]:
@@ -385,6 +378,13 @@ def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: 
         if richer is not None:
             return replace(richer, signature=signature)
     return Reflection(signature=signature)
+
+
+def said(source: object, event: Callable[[str], Event]) -> Iterator[Event]:
+    """What a port had to say since the last time (a `Noting`), each message once."""
+    if isinstance(source, Noting):
+        notes, source.notes[:] = list(source.notes), []
+        yield from (event(str(note)) for note in notes)
 
 
 def _usage(ports: Ports) -> Usage:

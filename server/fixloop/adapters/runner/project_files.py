@@ -19,6 +19,7 @@ SKIP_DIRS = frozenset({
     ".ruff_cache", ".tox", ".nox", "node_modules", ".fixloop", ".eggs", "build", "dist", ".idea", ".vscode",
 })
 SECRET_FILES = frozenset({".netrc", ".pypirc", ".npmrc", "credentials.json", ".git-credentials"})
+READABLE = 0o444
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -69,6 +70,10 @@ class _DirChain:
             except OSError:
                 os.close(src)
                 return None
+            try:
+                os.fchmod(dst, 0o755)  # whatever the umask: the sandbox's own uid enters it (see _copy_file)
+            except OSError:
+                pass
             self.parts.append(part)
             self.src.append(src)
             self.dst.append(dst)
@@ -113,7 +118,10 @@ def _copy_file(src_dir: int, dst_dir: int, name: str, st: os.stat_result) -> Non
                     view = memoryview(chunk)
                     while view:
                         view = view[os.write(dst, view):]
-            os.fchmod(dst, stat.S_IMODE(now.st_mode) & 0o777)
+            # Readable by all: a sandbox that runs as its own uid copies the pristine tree again for each warm
+            # candidate, and one owner-only file (hypothesis's cache, a private data file) stopped every copy.
+            # The copy's own folder is 0700 and the user's, so nobody else sees more.
+            os.fchmod(dst, stat.S_IMODE(now.st_mode) & 0o777 | READABLE)
             os.utime(dst, ns=(now.st_atime_ns, now.st_mtime_ns))
         finally:
             os.close(dst)

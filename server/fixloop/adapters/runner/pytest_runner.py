@@ -68,6 +68,7 @@ class PytestRunner:
         self._opened = time.monotonic()  # the run's wall time counts from here
         self._baseline_seconds = 0.0  # the baseline's time, tests judged again included
         self.notes: list[str] = []  # what the run should say once (the loop shows each as a note)
+        self._cold_noted = False
         self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
@@ -158,6 +159,9 @@ class PytestRunner:
             if report is not None:
                 self.killed += 1 if _stopped(report) else 0
                 return report
+            if self.screening.problem and not self._cold_noted:
+                self._cold_noted = True  # said once: each candidate after it is a whole pytest start, slower
+                self.notes.append(f"a candidate ran without the warm worker ({self.screening.problem[:300]})")
         if patch is None:
             return self._unpatched(select, fail_fast)
         screen = self.clock.screening(select) if screening else None

@@ -39,10 +39,15 @@ COPY_SECONDS = 120.0  # the most a candidate's copy of the tree may take
 
 
 def _project_modules(root):
+    """The modules each candidate imports afresh: the project's own. A virtualenv inside the project (`.venv`)
+    is not the project: its libraries stay loaded, or every child would import them again (and pytest
+    would rewrite the asserts of a plugin's whole distribution again, a second or more each time)."""
+    environments = tuple(os.path.abspath(p) + os.sep for p in {sys.prefix, sys.exec_prefix, sys.base_prefix})
     out = []
     for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None) or ""
-        if name == "fixloop_report" or (path and os.path.abspath(path).startswith(root + os.sep)):
+        path = os.path.abspath(getattr(module, "__file__", None) or "/")
+        inside = path.startswith(root + os.sep) and not path.startswith(environments)
+        if name == "fixloop_report" or (inside and "site-packages" not in path[len(root):].split(os.sep)):
             out.append(name)
     return out
 
