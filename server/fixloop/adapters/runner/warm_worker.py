@@ -52,6 +52,51 @@ def _project_modules(root):
     return out
 
 
+def _remember_compiled(root):
+    """The project's code objects, compiled once here and inherited by every child, so that a child compiles
+    (and pytest rewrites the asserts of) only the files its candidate changed; the runs write no bytecode
+    files (PYTHONDONTWRITEBYTECODE). Each is taken only for the exact source it was made from."""
+    import importlib.machinery
+
+    memo = {}
+
+    def remembered(key, source, make):
+        if not key[0].startswith(root + os.sep):
+            return make()
+        hit = memo.get(key)
+        if hit is not None and hit[0] == source:
+            return hit[1]
+        made = make()
+        memo[key] = (source, made)
+        return made
+
+    loader = importlib.machinery.SourceFileLoader
+    plain = loader.source_to_code
+
+    def source_to_code(self, data, path, *, _optimize=-1):
+        return remembered((str(path), _optimize), data, lambda: plain(self, data, path, _optimize=_optimize))
+
+    loader.source_to_code = source_to_code
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:
+        return
+    rewritten = getattr(rewrite, "_rewrite_test", None)
+    if rewritten is None:
+        return
+
+    def rewrite_test(fn, config, *rest):
+        try:
+            with open(fn, "rb") as f:
+                source = f.read()
+        except (OSError, TypeError):
+            return rewritten(fn, config, *rest)
+        code = remembered((str(fn), "pytest"), source, lambda: rewritten(fn, config, *rest)[1])
+        return os.stat(fn), code  # the stat is only for a bytecode file, never written here
+
+    rewrite._rewrite_test = rewrite_test
+
+
 def _address_space():
     try:
         with open("/proc/self/status") as f:
@@ -270,6 +315,8 @@ def main():
         pass
     root = os.getcwd()  # this run's own writable copy: each candidate runs in it, reset
     import pytest
+
+    _remember_compiled(root)
 
     saved = os.dup(1), os.dup(2)
     _quiet()
