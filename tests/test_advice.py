@@ -10,7 +10,7 @@ from fixloop.application.advice import Situation, advise
 from fixloop.application.config import Settings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Limits, Outcome, Scope, Status, Task, TestReport, TestResult
+from fixloop.core.model import Frame, Limits, Outcome, Scope, Status, Task, TestReport, TestResult
 from fixloop.core.ports import Ports
 from tests.fakes import Call, Candidate, ScriptedProposer, ScriptedRunner
 
@@ -140,3 +140,26 @@ def test_fixed_cancelled_and_passing_runs_need_no_next_step() -> None:
         assert advise(Situation(Outcome(status, "r", baseline=passing), Settings()))["next_steps"] == []
     empty = Outcome(Status.NOTHING_TO_FIX, "r", "no tests were collected", baseline=TestReport())
     assert "--collect-only" in advise(Situation(empty, Settings()))["next_steps"][0]
+
+
+def _three_failing_two_ways(sources: Mapping[str, str], calls: Sequence[Call]) -> list[TestResult]:
+    """An old failure of the test itself, and two tests that fail where the bug is."""
+    raised = (Frame("tests/test_m.py", 3, "test_len"), Frame("m.py", 2, "check"))
+    return [TestResult("tests/test_a.py::test_warns", "failed", exc_type="Failed",
+                       frames=(Frame("tests/test_a.py", 9, "test_warns"),)),
+            TestResult("tests/test_m.py::test_len[spam]", "failed", exc_type="ValueError", frames=raised),
+            TestResult("tests/test_m.py::test_len[eggs]", "failed", exc_type="ValueError", frames=raised),
+            TestResult("tests/test_m.py::test_ok", "passed")]
+
+
+def test_tests_that_fail_in_different_ways_are_narrowed_to_the_commonest_way() -> None:
+    clock = iter(float(i) for i in range(10_000))
+    proposer = ScriptedProposer([Candidate(f"def double(x):\n    return {i}\n", "literal") for i in range(3)])
+    ports = Ports(runner=ScriptedRunner({"m.py": SOURCE}, _three_failing_two_ways), proposers=[proposer],
+                  is_test_file=is_test_file, now=lambda: next(clock))  # type: ignore[arg-type]
+    settings = Settings(offline=True, search_factor=0)
+    outcome = drive(run(Task(Path("/ws"), Scope(), settings.limits()), ports, "r"))
+    steps = advise(Situation(outcome, settings))["next_steps"]
+    assert ("narrow the run to one of the 3 failing tests: they fail in 2 ways, the commonest (2 of them) "
+            "ValueError in m.py (check): `--test 'tests/test_m.py::test_len[spam]'` (in the editor: Fix this "
+            "test)") in steps, steps

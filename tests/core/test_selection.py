@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Event, Limits, Patch, Status, Task, TestReport, TestResult
+from fixloop.core.model import Event, Limits, Patch, Scope, Status, Task, TestReport, TestResult
 from fixloop.core.ports import Ports
 from fixloop.core.selection import focus, narrowing
 from tests.fakes import Call, ScriptedProposer, ScriptedRunner
@@ -179,3 +179,19 @@ def test_many_failing_tests_leave_half_the_spectrum_to_the_passing_ones_beside_t
     # tests in the rest (all sixty failing tests first left room for 9)
     assert sum(t.startswith("tests/test_a.py::test_bad") for t in chosen) == 32
     assert sum(t.startswith("tests/test_a.py::test_ok") for t in chosen) == 65
+
+
+def test_a_run_narrowed_to_one_test_offers_no_fix_that_breaks_the_rest_of_the_suite() -> None:
+    runner = CoveringRunner()
+    ports = Ports(runner=runner, proposers=[ScriptedProposer([BREAKS_DEC, FIXED])], is_test_file=is_test_file)
+    events: list[Event] = []
+    task = Task(Path("/ws"), Scope("node", "t.py::test_inc"))
+    outcome = drive(run(task, ports, "r1"), events.append)
+    assert outcome.status is Status.FIXED and outcome.patch is not None
+    assert outcome.patch.changes[0].after == FIXED  # not the candidate that breaks dec outside the selection
+    assert [e.data["status"] for e in events if e.kind == "tested"] == ["failed", "plausible"]
+    tested = [[r["selection"] for r in e.data["runs"]] for e in events if e.kind == "tested"]
+    # The unpatched suite runs once, for the first candidate that passes the selection.
+    assert tested == [["targets", "full", "suite unpatched", "suite"], ["targets", "full", "suite"]], tested
+    unpatched = [c for c in runner.calls if c.patch is None and c.select == ()]
+    assert len(unpatched) == 1

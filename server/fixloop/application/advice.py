@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from fixloop.application.config import Settings, user_config_path
-from fixloop.core.model import Outcome, Scope, Status
+from fixloop.core.model import Outcome, Scope, Status, TestResult
 from fixloop.core.signature import describe_collection_error
 from fixloop.kit.printable import printable
 
@@ -192,11 +192,31 @@ def _narrow(s: Situation) -> list[str]:
     baseline = s.outcome.baseline
     if baseline is None or s.scope.kind == "node":
         return []
-    failing = [r.nodeid for r in baseline.failed if r.nodeid not in s.outcome.flaky]
+    failing = [r for r in baseline.failed if r.nodeid not in s.outcome.flaky]
     if len(failing) < 2:
         return []
-    return [f"narrow the run to one of the {len(failing)} failing tests: `--test {printable(shlex.quote(failing[0]))}` "
+    ways = failure_ways(failing)
+    if len(ways) < 2:
+        return [f"narrow the run to one of the {len(failing)} failing tests: "
+                f"`--test {printable(shlex.quote(failing[0].nodeid))}` (in the editor: Fix this test)"]
+    # Tests that fail in different ways are often different bugs, or one of them an old failure the fix
+    # cannot touch: a candidate is judged on all of them, so the commonest way alone is the better start.
+    way, tests = max(ways.items(), key=lambda item: len(item[1]))
+    return [f"narrow the run to one of the {len(failing)} failing tests: they fail in {len(ways)} ways, the "
+            f"commonest ({len(tests)} of them) {printable(way)}: `--test {printable(shlex.quote(tests[0]))}` "
             "(in the editor: Fix this test)"]
+
+
+def failure_ways(failing: Sequence[TestResult]) -> dict[str, list[str]]:
+    """Failing tests grouped by how they fail: the exception and the innermost frame of project code outside
+    the test's own file (where the error surfaced), or the test's file when none."""
+    ways: dict[str, list[str]] = {}
+    for result in failing:
+        own = result.nodeid.split("::", 1)[0]
+        inner = next((f for f in reversed(result.frames) if f.in_project and f.path != own), None)
+        where = f"{inner.path} ({inner.function})" if inner is not None else own
+        ways.setdefault(f"{result.exc_type or 'a failure'} in {where}", []).append(result.nodeid)
+    return ways
 
 
 def _model(s: Situation) -> list[str]:

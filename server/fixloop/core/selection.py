@@ -10,7 +10,7 @@ log: which selection, how many tests were asked for and ran.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Generator
 
 from fixloop.core.model import Limits, Patch, TestReport, TestResult
@@ -29,6 +29,8 @@ class Plan:
     must_keep_passing: frozenset[str]
     failing_before: frozenset[str]
     narrow: bool = False  # screen on the tests that run the changed code before the whole selection
+    # A run narrowed to one test or file: the whole suite unpatched, run once when a fix first needs it.
+    unpatched: dict[str, TestReport] = field(default_factory=dict, compare=False)
 
 
 FOCUS_SHARE = 0.25  # the spectrum's tests may take this share of what the baseline's tests took...
@@ -152,9 +154,34 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
         broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
         if not full.problem and not full.timed_out and not full.collection_errors and not broken:
             status = "plausible"
+        if status == "plausible" and plan.scope and not _keeps_the_suite(runner, plan, tests, records):
+            status = "failed"
     # The candidate's cost is all its runs: CPU added up, memory at its peak.
     report = replace(runs[-1], cpu_seconds=sum(r.cpu_seconds for r in runs), peak_mb=max(r.peak_mb for r in runs))
     return status, report, records
+
+
+def _keeps_the_suite(runner: TestRunner, plan: Plan, tests: Callable[[tuple[str, ...], bool, str], TestReport],
+                     records: list[dict[str, object]]) -> bool:
+    """A fix of a run narrowed to one test or file breaks no other test of the suite: the whole suite with the
+    fix against the whole suite without it (run once). When the suite cannot run whole unpatched (cut at its
+    time limit), the narrowed selection's word stands."""
+    before = plan.unpatched.get("suite")
+    if before is None:
+        before = plan.unpatched["suite"] = runner.run(None, (), fail_fast=False)
+        records.append({"selection": "suite unpatched", "asked": 0, "tests": [], "ran": len(before.results),
+                        "seconds": round(before.duration, 3)})
+    if before.problem or before.timed_out or before.collection_errors:
+        return True
+    after = tests((), False, "suite")
+    if after.problem or after.timed_out or after.collection_errors:
+        return False
+    kept = frozenset(r.nodeid for r in before.results if r.outcome == "passed")
+    failed_before = frozenset(r.nodeid for r in before.failed)
+    passing_now = {r.nodeid for r in after.results if r.outcome == "passed"}
+    whole = replace(plan, must_keep_passing=kept, failing_before=failed_before)
+    broken = _renamed_away(sorted(kept - passing_now), whole, after)
+    return not broken and not ({r.nodeid for r in after.failed} - failed_before - set(plan.targets))
 
 
 def _renamed_away(missing: list[str], plan: Plan, full: TestReport) -> list[str]:
