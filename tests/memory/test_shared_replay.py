@@ -29,7 +29,9 @@ def _run(project: Path, uri: str, machine: Path, monkeypatch) -> tuple:
     monkeypatch.setenv("XDG_DATA_HOME", str(machine))  # each machine has its own cache and queue
     events: list = []
     session = FixSession(project, _settings(uri), notes=())
-    return session.run(events.append), [e for e in events if e.kind == "note"]
+    # The memory's notes (a shared store out of reach); not the runner's (a warm worker slow to start on a
+    # loaded machine says so too, and the run goes on cold).
+    return session.run(events.append), [e for e in events if e.kind == "note" and e.phase != "run"]
 
 
 def test_machine_b_replays_the_fix_machine_a_found(shared_uri: str, tmp_path: Path, monkeypatch) -> None:
