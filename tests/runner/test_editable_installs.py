@@ -16,6 +16,7 @@ from typing import Iterator
 import pytest
 
 from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.docker_backend import DockerSandbox
 from fixloop.adapters.sandbox.select import probe
 from fixloop.core.model import FileChange, Limits, Patch
 from tests.backends import unavailable
@@ -134,6 +135,16 @@ def test_a_warm_worker_keeps_the_libraries_of_a_virtualenv_inside_the_project(pl
     sandbox, reason = probe(backend)
     if sandbox is None:
         unavailable(backend, reason)
+    _screened_warm_with_the_libraries_loaded(place, sandbox)
+
+
+@pytest.mark.docker
+def test_a_warm_worker_in_a_container_keeps_the_libraries_of_a_virtualenv_inside_the_project(
+        place: Path, docker_engine: object) -> None:
+    _screened_warm_with_the_libraries_loaded(place, DockerSandbox(docker_engine.image))  # type: ignore[attr-defined]
+
+
+def _screened_warm_with_the_libraries_loaded(place: Path, sandbox: object) -> None:
     project, python = make_project(place, "setuptools", "src", venv_inside=True)
     site = next((project / ".venv" / "lib").glob("python3.*/site-packages"))
     (site / "loaded_once.py").write_text("import os\n\nPID = os.getpid()\n")
@@ -144,7 +155,8 @@ def test_a_warm_worker_keeps_the_libraries_of_a_virtualenv_inside_the_project(pl
     private.parent.mkdir(parents=True)
     private.write_bytes(b"\x1f\x8b cache")
     private.chmod(0o600)
-    runner = PytestRunner.open(project, sandbox, Limits(test_timeout=120), python=str(python), warm_workers=1)
+    runner = PytestRunner.open(project, sandbox, Limits(test_timeout=120), python=str(python),  # type: ignore[arg-type]
+                               warm_workers=1)
     try:
         assert not runner.run(None).ok  # the baseline, cold: the warm worker starts beside it
         cold_runs = runner.cold.runs
