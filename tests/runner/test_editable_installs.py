@@ -160,6 +160,12 @@ def _screened_warm_with_the_libraries_loaded(place: Path, sandbox: object) -> No
     try:
         assert not runner.run(None).ok  # the baseline, cold: the warm worker starts beside it
         cold_runs = runner.cold.runs
+        # The spectrum is recorded warm too, with fixloop's own coverage.py (the project's virtualenv has none).
+        spectrum, spectra = runner.coverage(("tests/test_calc.py::test_twice", "tests/test_calc.py::test_add"))
+        assert runner.cold.runs == cold_runs, runner.warm_problem
+        assert [r.nodeid for r in spectrum.failed] == ["tests/test_calc.py::test_add"]
+        assert spectra["tests/test_calc.py::test_add"]["src/calc/core.py"] == {2}
+        assert spectra["tests/test_calc.py::test_twice"]["src/calc/core.py"] == {6}
         patch = Patch((FileChange("src/calc/core.py", CORE, CORE.replace("a - b", "a + b")),))
         report = runner.run(patch, ["tests/test_library.py", "tests/test_calc.py"], fail_fast=True)
         assert runner.cold.runs == cold_runs, runner.warm_problem  # screened warm

@@ -3,6 +3,7 @@ scratch copy, fixloop's own runtime files, and the policy every run shares."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,3 +70,11 @@ def coverage_policy(policy: Policy, prepared: Prepared, tool: str = "coverage") 
         env["PYTHONPATH"] = f"{policy.env.get('PYTHONPATH', '')}:{prepared.scratch.runtime / 'cov'}"
         read_only = read_only + (prepared.coverage_package,)
     return Policy(read_only, env, policy.network)
+
+
+def warm_policy(policy: Policy, prepared: Prepared) -> Policy:
+    """The warm workers' policy: fixloop's coverage.py readable too, for the one child that records the spectrum
+    (only that child puts it on its path; a coverage the project installed comes first)."""
+    if prepared.coverage_package is None:
+        return policy
+    return dataclasses.replace(policy, read_only=policy.read_only + (prepared.coverage_package,))

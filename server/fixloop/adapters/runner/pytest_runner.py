@@ -30,11 +30,11 @@ from fixloop.adapters.runner.covering import covering
 from fixloop.adapters.runner.declared import Offer, install_offer, only_imports_fail
 from fixloop.adapters.runner.listing import CopyRule
 from fixloop.adapters.runner.missing import explain
-from fixloop.adapters.runner.prepare import Prepared, coverage_policy, prepare
+from fixloop.adapters.runner.prepare import Prepared, coverage_policy, prepare, warm_policy
 from fixloop.adapters.runner.report import parse_coverage
 from fixloop.adapters.runner.screening import Screening
 from fixloop.adapters.runner.test_clock import TestClock
-from fixloop.adapters.runner.warm import WarmPool
+from fixloop.adapters.runner.warm import Traced, WarmPool
 
 Spectra = dict[str, dict[str, frozenset[int]]]
 RUN_FACTOR, RUN_MARGIN = 3.0, 60.0  # a run after the baseline may take 3x its time and a minute
@@ -71,7 +71,7 @@ class PytestRunner:
         self._cold_noted = False
         self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
-        self.screening = Screening(self.scratch, sandbox, self.python, prepared.policy, warm_workers,
+        self.screening = Screening(self.scratch, sandbox, self.python, warm_policy(prepared.policy, prepared), warm_workers,
                                    limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
                                    candidate_memory_mb)
         self._policy = prepared.policy
@@ -91,7 +91,8 @@ class PytestRunner:
 
     @policy.setter
     def policy(self, policy: Policy) -> None:
-        self._policy = self.screening.policy = policy
+        self._policy = policy
+        self.screening.policy = warm_policy(policy, self.prepared)
 
     @property
     def root(self) -> Path:
@@ -274,6 +275,10 @@ class PytestRunner:
         # When pytest runs the project's own files, the canary shows which of their lines pytest runs only
         # because a test failed: no evidence against them, whatever the bug (`without_failure_path`).
         canary = bool(self.harness) and bool(select)
+        if tool == "coverage" and not canary and self.warm_workers > 0:
+            warm = self._warm_coverage(select, limits)
+            if warm is not None:
+                return warm
         report = self.cold.run(None, [*select, CANARY_PATH] if canary else select, False, limits,
                                coverage_policy(self.policy, self.prepared, tool), lines, cap=cap or self.run_cap(),
                                extra={CANARY_PATH: SOURCE.encode("utf-8")} if canary else None)
@@ -281,6 +286,16 @@ class PytestRunner:
             return report, parse_coverage(lines)
         report = dataclasses.replace(report, results=tuple(r for r in report.results if not is_canary(r.nodeid)))
         return report, without_failure_path(parse_coverage(lines))
+
+    def _warm_coverage(self, select: Sequence[str], limits: tuple[float, float]) -> tuple[TestReport, Spectra] | None:
+        """The spectrum on a warm worker, which has pytest, its plugins and the libraries loaded already (a
+        cold traced run starts all of them again: as long as the baseline on a suite of a few seconds); None
+        when no worker ran it, or it recorded nothing (then the run goes cold)."""
+        cov = self.scratch.runtime / "cov"
+        traced = Traced(coverage_path=str(cov) if self.prepared.coverage_package is not None else "")
+        report = self.screening.rerun(select, limits, traced)
+        spectra = parse_coverage(traced.lines) if report is not None else {}
+        return (report, spectra) if report is not None and spectra else None
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

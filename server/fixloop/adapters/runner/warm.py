@@ -69,6 +69,16 @@ def read_frame(fd: int, deadline: float, cap: int = MAX_ANSWER_BYTES) -> Any:
         return json.loads(bytes(buf[4:]).decode("utf-8"))
 
 
+@dataclasses.dataclass
+class Traced:
+    """A run that also records each test's lines (`tool`: "1" for coverage.py, "settrace"), with fixloop's
+    coverage.py at `coverage_path` when the project has none; the report's raw lines are added to `lines`."""
+
+    tool: str = "1"
+    coverage_path: str = ""
+    lines: list[str] = dataclasses.field(default_factory=list)
+
+
 class WarmServer:
     """One sandboxed fork server on its own copy: it collects the suite once, then screens one candidate at a
     time in that copy. `start` returns at once; `wait_ready` says whether it came up."""
@@ -142,12 +152,15 @@ class WarmWorker:
         return self.server.alive and not (self._closed or self._dead)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
-            memory_mb: int, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None) -> TestReport:
+            memory_mb: int, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None,
+            traced: Traced | None = None) -> TestReport:
         rid = next(self.ids)
         # Bytes in the file's own encoding, carried through JSON one character per byte.
         request = {"id": rid, "files": {k: v.decode("latin-1") for k, v in files.items()}, "args": list(args),
                    "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb,
                    "cpu_limit": cpu_limit, "test_limits": dict(test_limits or {})}
+        if traced is not None:
+            request.update(coverage=traced.tool, coverage_path=traced.coverage_path)
         if self._closed:
             return TestReport(problem=f"warm worker {self.index} is closed")
         try:
@@ -160,6 +173,8 @@ class WarmWorker:
             self._dead = True  # its copy of the server is gone (or confused): the lane is not used again
             return TestReport(problem=f"warm worker {self.index} stopped answering: {e}")
         lines = str(answer.get("report", "")).splitlines()
+        if traced is not None:
+            traced.lines.extend(lines)
         killed = str(answer.get("killed", ""))
         returncode = answer.get("returncode")
         report = parse_report(lines, returncode if isinstance(returncode, int) else None,
@@ -207,7 +222,8 @@ class WarmPool:
         self.idle.put(server.lane)
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
-            memory_mb: int = 2048, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None) -> TestReport:
+            memory_mb: int = 2048, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None,
+            traced: Traced | None = None) -> TestReport:
         worker = None
         while worker is None:
             if not self.alive:
@@ -219,7 +235,7 @@ class WarmPool:
             if not worker.alive:  # a lane whose copy of the server died leaves the queue for good
                 worker = None
         try:
-            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit, test_limits)
+            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit, test_limits, traced)
         finally:
             if worker.alive:
                 self.idle.put(worker)
