@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from fixloop.core.model import Patch, Status
-from fixloop.core.ports import ProposalContext
+from fixloop.core.ports import Calls, ProposalContext
 from fixloop.application.config import Settings, project_table
 from fixloop.core.model import ACCEPT, PREFER, REJECT, Numbered, Review
 from fixloop.core.review import OfflineReviewer
@@ -73,6 +73,46 @@ def test_the_offline_review_keeps_the_smallest_and_says_why() -> None:
     (reviewed,) = [e for e in events if e.kind == "reviewed"]
     assert reviewed.data["verdict"] == "accept" and reviewed.data["by"] == "offline"
     assert reviewed.data["reason"].startswith("the smallest of 2 plausible fixes (2 changed line(s)")
+
+
+class Values:
+    """What the functions each fix changes return in the passing tests, with the fix and without (the runner
+    measures it for real: tests/runner/test_values.py)."""
+
+    def __init__(self, table: dict[str, tuple[Calls, Calls] | None]) -> None:
+        self.table = table  # a fix's new text -> (the values without it, with it); None: cannot be known
+
+    def values(self, patch: Patch | None, of: Patch) -> Calls | None:
+        pair = self.table[after(of)]
+        return None if pair is None else pair[patch is not None]
+
+
+CALLS = {("tests/test_m.py::test_a", "double", 0): "1", ("tests/test_m.py::test_b", "double", 0): "2",
+         ("tests/test_m.py::test_b", "double", 1): "3", ("tests/test_m.py::test_c", "double", 0): "4"}
+
+
+def test_the_offline_review_prefers_the_fix_that_keeps_the_values_the_passing_tests_see() -> None:
+    # The smaller fix changes what `double` returns in three calls no test checks; the larger changes none.
+    changed = {**CALLS, ("tests/test_m.py::test_b", "double", 0): "x", ("tests/test_m.py::test_b", "double", 1): "y",
+               ("tests/test_m.py::test_c", "double", 0): "z"}
+    probe = Values({GOOD: (CALLS, changed), ALSO_GOOD: (CALLS, dict(CALLS))})
+    outcome, events, _ = _run([ScriptedProposer([ALSO_GOOD, GOOD])], reviewer=OfflineReviewer(probe))
+    assert after(outcome.patch) == ALSO_GOOD
+    (reviewed,) = [e for e in events if e.kind == "reviewed"]
+    assert (reviewed.candidate, reviewed.data["verdict"], reviewed.data["prefer"]) == (2, "prefer", 1)
+    assert reviewed.data["reason"] == ("candidate 1 changes 0 of 4 value(s) the passing tests see of the code it "
+                                       "changes, this fix 3 of 4 value(s)")
+
+
+def test_the_offline_review_keeps_the_smallest_when_the_values_do_not_tell_them_apart() -> None:
+    one_changed = {**CALLS, ("tests/test_m.py::test_a", "double", 0): "x"}
+    for table in ({GOOD: (CALLS, one_changed), ALSO_GOOD: (CALLS, one_changed)}, {GOOD: (CALLS, CALLS), ALSO_GOOD: None}):
+        outcome, events, _ = _run([ScriptedProposer([ALSO_GOOD, GOOD])], reviewer=OfflineReviewer(Values(table)))
+        assert after(outcome.patch) == GOOD
+        (reviewed,) = [e for e in events if e.kind == "reviewed"]
+        assert reviewed.data["verdict"] == "accept", reviewed.data
+        assert reviewed.data["reason"].startswith("the smallest of 2 plausible fixes")
+        assert ("it changes 1 of 4 value(s) the passing tests see" in reviewed.data["reason"]) == (table[ALSO_GOOD] is not None)
 
 
 def test_a_project_may_switch_the_review_on_but_never_off_nor_choose_its_model(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Finding, Patch, Scope, Task, Usage
-from fixloop.core.ports import Auditor, Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
+from fixloop.core.ports import Auditor, BehaviourProbe, Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
 from fixloop.core.review import OfflineReviewer
 from fixloop.core.goal import GoalAuthor
 from fixloop.adapters.graph.memory import GraphMemory
@@ -185,7 +185,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     ports = Ports(
         runner=runner,
         proposers=ArrangedOnUse(arranged),
-        reviewer=make_reviewer(settings, proposers, cancelled),
+        reviewer=make_reviewer(settings, proposers, cancelled, runner),
         localizer=localizer,
         # The user's deny patterns and pre_candidate hook after the rules: a veto skips the candidate.
         safety=HookedSafety(PatchSafety(), settings.hooks, task.workspace) if settings.hooks.any else PatchSafety(),
@@ -197,14 +197,16 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     return ports
 
 
-def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: Callable[[], bool]) -> Reviewer | None:
+def make_reviewer(settings: Settings, proposers: Sequence[Proposer], cancelled: Callable[[], bool],
+                  probe: BehaviourProbe | None = None) -> Reviewer | None:
     """The model's review when the model can be asked (its own model if `llm.roles.reviewer.model`, the coder's
-    budgets), else the offline one; none with `review.enabled = false`."""
+    budgets), else the offline one (which compares the fixes' values through `probe`, the runner); none with
+    `review.enabled = false`."""
     if not settings.review.enabled:
         return None
     coder = next((p for p in proposers if isinstance(p, LLMProposer) and p.reachable), None)
     if coder is None:
-        return OfflineReviewer()
+        return OfflineReviewer(probe)
     return ModelReviewer(settings.llm, llm_api_key(settings), coder.meter, cancelled, coder.log_call)
 
 

@@ -156,6 +156,16 @@ class Reviewer(Protocol):
     def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review: ...
 
 
+Calls = Mapping[tuple[str, str, int], str]  # (test, function, its n-th call in the test) -> its value's digest
+
+
+class BehaviourProbe(Protocol):
+    """What the functions `of` changes return in the passing tests that run them, with `patch` applied (None:
+    the code as it is); None when that cannot be known (the offline reviewer's evidence)."""
+
+    def values(self, patch: Patch | None, of: Patch) -> Calls | None: ...
+
+
 class Auditor(Protocol):
     """The security pass on the fix a run found, before it is offered (`audit.enabled`)."""
 

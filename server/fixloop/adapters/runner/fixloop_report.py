@@ -140,6 +140,12 @@ def pytest_configure(config):
     if os.environ.get("FIXLOOP_COVERAGE"):
         _spectrum = _Spectrum()
         _spectrum.start()
+    if os.environ.get("FIXLOOP_VALUES"):
+        import fixloop_values
+
+        values = fixloop_values.Values.from_env(_root, _write)
+        if values is not None:
+            config.pluginmanager.register(values, "fixloop_values")
 
 
 def pytest_sessionstart(session):

@@ -6,8 +6,8 @@ runtime files), `cold` (a normal sandboxed pytest process), `screening` (warm wo
 
 The first unpatched run is the baseline, untraced (recording every test's lines costs two to three times
 the suite), and the warm workers start while it runs. The localizer's spectrum is a second, smaller run
-under coverage (`coverage`): the failing tests and the passing tests beside them; what it recorded also
-says which tests run a candidate's change on a long suite (`covering`).
+under coverage (`coverage`), on a warm worker when one is up: the failing tests and the passing tests beside
+them; what it recorded also says which tests run a candidate's change on a long suite (`covering`).
 
 Time limits come from the project's own timings: the baseline has no cap but the run's wall time (or the
 user's `baseline_timeout`), and says so when it is cut; every later run may take three times the baseline
@@ -17,12 +17,15 @@ and a minute (or the user's `test_timeout`); each test's limit is learned from i
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from fixloop.core.model import Limits, Patch, TestReport, TestResult
+from fixloop.core.ports import Calls
 from fixloop.adapters.sandbox.api import Policy, Sandbox
+from fixloop.adapters.runner.behaviour import parse_values, probed
 from fixloop.adapters.runner.baseline import Place, cut_problem, rejudged, settle
 from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
 from fixloop.adapters.runner.cold import ColdRunner
@@ -34,12 +37,13 @@ from fixloop.adapters.runner.prepare import Prepared, coverage_policy, prepare, 
 from fixloop.adapters.runner.report import parse_coverage
 from fixloop.adapters.runner.screening import Screening
 from fixloop.adapters.runner.test_clock import TestClock
-from fixloop.adapters.runner.warm import Traced, WarmPool
+from fixloop.adapters.runner.warm import Recorded, WarmPool
 
 Spectra = dict[str, dict[str, frozenset[int]]]
 RUN_FACTOR, RUN_MARGIN = 3.0, 60.0  # a run after the baseline may take 3x its time and a minute
 MIN_RUN = 30.0  # what a run may still take when the run's wall time is (nearly) spent
 CANARY_SECONDS = 30.0  # nine small tests: pytest's start-up and a little more
+VALUE_TESTS = 200  # passing tests whose values the offline reviewer compares, at most
 
 
 class PytestRunner:
@@ -70,6 +74,8 @@ class PytestRunner:
         self.notes: list[str] = []  # what the run should say once (the loop shows each as a note)
         self._cold_noted = False
         self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
+        self.passed_before: frozenset[str] = frozenset()  # the baseline's passing tests
+        self._original_values: dict[tuple[tuple[str, ...], str], Calls | None] = {}
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, warm_policy(prepared.policy, prepared), warm_workers,
                                    limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
@@ -189,6 +195,8 @@ class PytestRunner:
         if report is None:
             report = self.cold.run(None, select, fail_fast, self.clock.limits(False), self.policy, cap=self.run_cap())
         self.clock.observe(report)
+        if first:
+            self.passed_before = frozenset(r.nodeid for r in report.passed)
         if first and not report.ok and not report.problem:
             self.screening.widen()  # a failure to fix: the search will want every lane
         if first and report.harness:
@@ -292,10 +300,33 @@ class PytestRunner:
         cold traced run starts all of them again: as long as the baseline on a suite of a few seconds); None
         when no worker ran it, or it recorded nothing (then the run goes cold)."""
         cov = self.scratch.runtime / "cov"
-        traced = Traced(coverage_path=str(cov) if self.prepared.coverage_package is not None else "")
+        traced = Recorded({"FIXLOOP_COVERAGE": "1"}, str(cov) if self.prepared.coverage_package is not None else "")
         report = self.screening.rerun(select, limits, traced)
         spectra = parse_coverage(traced.lines) if report is not None else {}
         return (report, spectra) if report is not None and spectra else None
+
+    def values(self, patch: Patch | None, of: Patch) -> Calls | None:
+        """What the functions `of` changes return in the passing tests that run them (the spectrum says which;
+        at most VALUE_TESTS), with `patch` applied (None: the code as it is), on a warm worker when one is up;
+        None when that cannot be known. For the offline reviewer; the code as it is runs once per question."""
+        functions = probed(of)
+        tests = sorted(t for t in self.covering(of) or () if t in self.passed_before)[:VALUE_TESTS]
+        if not functions or not tests:
+            return None
+        key = (tuple(tests), json.dumps(functions, sort_keys=True))
+        if patch is None and key in self._original_values:
+            return self._original_values[key]
+        recorded = Recorded({"FIXLOOP_VALUES": key[1]})
+        limits = self.clock.limits(False)
+        report = self.screening.rerun(tests, limits, recorded, patch) if self.warm_workers > 0 else None
+        if report is None:
+            recorded.lines.clear()
+            policy = dataclasses.replace(self.policy, env={**self.policy.env, **recorded.env})
+            report = self.cold.run(patch, tests, False, limits, policy, recorded.lines, cap=self.run_cap())
+        calls = parse_values(recorded.lines) if report.ok and not report.problem else None
+        if patch is None:
+            self._original_values[key] = calls
+        return calls
 
     def cancel(self) -> None:
         self.sandbox.kill_all()

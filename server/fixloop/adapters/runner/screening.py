@@ -13,7 +13,7 @@ from fixloop.adapters.sandbox.api import Policy, Sandbox
 from fixloop.adapters.runner.cold import candidate_files, selection_args
 from fixloop.adapters.runner.scratch import Scratch
 from fixloop.adapters.runner.test_clock import Screen
-from fixloop.adapters.runner.warm import Traced, WarmPool, WarmServer
+from fixloop.adapters.runner.warm import Recorded, WarmPool, WarmServer
 
 READY_SECONDS = 60.0  # a server that has not collected the suite by then is dropped
 MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
@@ -84,15 +84,17 @@ class Screening:
             return None
         return report
 
-    def rerun(self, select: Sequence[str], limits: tuple[float, float], traced: Traced | None = None) -> TestReport | None:
-        """Some tests of the unpatched code again (not fail-fast; `traced`: recording each test's lines), or
-        None when no worker can run them."""
+    def rerun(self, select: Sequence[str], limits: tuple[float, float], recorded: Recorded | None = None,
+              patch: Patch | None = None) -> TestReport | None:
+        """Some tests again, not fail-fast, of the code as it is or with `patch` (`recorded`: what the report
+        records besides results), or None when no worker can run them."""
         pool = self.ready_pool()
-        if pool is None:
+        files = candidate_files(self.scratch, patch) if patch is not None else {}
+        if pool is None or isinstance(files, TestReport):
             return None
         wall, cpu = limits
         args = [*self.pytest_args, *selection_args(select, None)[0]]
-        report = pool.run({}, args, self.run_cap(), wall, self.memory_mb, cpu, traced=traced)
+        report = pool.run(files, args, self.run_cap(), wall, self.memory_mb, cpu, recorded=recorded)
         return None if report.problem else report
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:

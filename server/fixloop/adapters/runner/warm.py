@@ -70,11 +70,12 @@ def read_frame(fd: int, deadline: float, cap: int = MAX_ANSWER_BYTES) -> Any:
 
 
 @dataclasses.dataclass
-class Traced:
-    """A run that also records each test's lines (`tool`: "1" for coverage.py, "settrace"), with fixloop's
-    coverage.py at `coverage_path` when the project has none; the report's raw lines are added to `lines`."""
+class Recorded:
+    """A run whose report plugin records more than results, as its FIXLOOP_* settings in `env` say (the
+    spectrum's FIXLOOP_COVERAGE, the reviewer's FIXLOOP_VALUES), with fixloop's coverage.py at `coverage_path`
+    when the project has none; the report's raw lines are added to `lines`."""
 
-    tool: str = "1"
+    env: dict[str, str]
     coverage_path: str = ""
     lines: list[str] = dataclasses.field(default_factory=list)
 
@@ -153,14 +154,14 @@ class WarmWorker:
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float,
             memory_mb: int, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None,
-            traced: Traced | None = None) -> TestReport:
+            recorded: Recorded | None = None) -> TestReport:
         rid = next(self.ids)
         # Bytes in the file's own encoding, carried through JSON one character per byte.
         request = {"id": rid, "files": {k: v.decode("latin-1") for k, v in files.items()}, "args": list(args),
                    "timeout": timeout, "per_test_timeout": per_test_timeout, "memory_mb": memory_mb,
                    "cpu_limit": cpu_limit, "test_limits": dict(test_limits or {})}
-        if traced is not None:
-            request.update(coverage=traced.tool, coverage_path=traced.coverage_path)
+        if recorded is not None:
+            request.update(env=recorded.env, coverage_path=recorded.coverage_path)
         if self._closed:
             return TestReport(problem=f"warm worker {self.index} is closed")
         try:
@@ -173,8 +174,8 @@ class WarmWorker:
             self._dead = True  # its copy of the server is gone (or confused): the lane is not used again
             return TestReport(problem=f"warm worker {self.index} stopped answering: {e}")
         lines = str(answer.get("report", "")).splitlines()
-        if traced is not None:
-            traced.lines.extend(lines)
+        if recorded is not None:
+            recorded.lines.extend(lines)
         killed = str(answer.get("killed", ""))
         returncode = answer.get("returncode")
         report = parse_report(lines, returncode if isinstance(returncode, int) else None,
@@ -223,7 +224,7 @@ class WarmPool:
 
     def run(self, files: Mapping[str, bytes], args: Sequence[str], timeout: float, per_test_timeout: float = 0.0,
             memory_mb: int = 2048, cpu_limit: float = 0.0, test_limits: Mapping[str, float] | None = None,
-            traced: Traced | None = None) -> TestReport:
+            recorded: Recorded | None = None) -> TestReport:
         worker = None
         while worker is None:
             if not self.alive:
@@ -235,7 +236,7 @@ class WarmPool:
             if not worker.alive:  # a lane whose copy of the server died leaves the queue for good
                 worker = None
         try:
-            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit, test_limits, traced)
+            report = worker.run(files, args, timeout, per_test_timeout, memory_mb, cpu_limit, test_limits, recorded)
         finally:
             if worker.alive:
                 self.idle.put(worker)

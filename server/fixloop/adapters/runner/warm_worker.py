@@ -193,13 +193,14 @@ def _child(request, template, workdir, channel, report_fd, key):
         os.environ["FIXLOOP_TEST_TIMEOUT"] = str(request.get("per_test_timeout", 0))
         os.environ["FIXLOOP_CPU_LIMIT"] = str(request.get("cpu_limit", 0))
         os.environ["FIXLOOP_TEST_LIMITS"] = json.dumps(request.get("test_limits") or {})
-        if request.get("coverage"):
-            # The localizer's spectrum: the report plugin records each test's lines (the project's modules are
-            # imported afresh in this child, so their lines are seen); fixloop's own coverage.py comes last on
-            # the path, so a coverage the project installed wins.
-            os.environ["FIXLOOP_COVERAGE"] = str(request["coverage"])
-            if request.get("coverage_path"):
-                sys.path.append(str(request["coverage_path"]))
+        # What the report plugin records besides results (the spectrum's lines, the reviewer's values): the
+        # project's modules are imported afresh in this child, so their lines and calls are seen. fixloop's
+        # own coverage.py comes last on the path, so a coverage the project installed wins.
+        for name, value in (request.get("env") or {}).items():
+            if str(name).startswith("FIXLOOP_"):
+                os.environ[str(name)] = str(value)
+        if request.get("coverage_path"):
+            sys.path.append(str(request["coverage_path"]))
         import importlib
 
         importlib.invalidate_caches()
