@@ -3,14 +3,22 @@ tests that run them, with the fix and without, in the sandbox (a warm worker, or
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable
+
 import pytest
 
+from fixloop.application.config import load
+from fixloop.application.session import FixSession
 from fixloop.adapters.runner.behaviour import probed
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.select import probe
+from fixloop.core.bandit import Choice
 from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.core.ports import Ports
 from fixloop.core.review import changed_values
 from tests.backends import unavailable
+from tests.fakes import Candidate, ScriptedProposer
 from tests.project_python import project_python
 
 pytestmark = pytest.mark.e2e
@@ -58,3 +66,35 @@ def test_values_with_and_without_a_fix_in_the_sandbox(make_project, backend: str
         assert len(gen_before) >= 2 and changed_values(gen_before, gen_after) == (0, len(gen_before))
     finally:
         runner.close()
+
+
+CLAMP = "def clamp(x, hi):\n    if x > hi + 1:\n        return hi\n    return x\n"
+CLAMP_TESTS = ("from lib import clamp\n\n\ndef test_over():\n    assert clamp(11, 10) == 10\n\n\n"
+               "def test_inside():\n    assert clamp(5, 10) == 5\n\n\ndef test_loose():\n    assert clamp(8, 10) <= 10\n")
+# Both pass every test. The right fix is the larger change; the smaller one also returns 10 for 8, which
+# only a loose test sees.
+RIGHT = CLAMP.replace("    if x > hi + 1:\n", "    limit = hi\n    if x > limit:\n")
+SMALLER = CLAMP.replace("x > hi + 1", "x > hi - 5")
+
+
+class _TwoFixesFirst(FixSession):
+    def ports(self, runner: PytestRunner, on_choice: Callable[[Choice], None] = lambda choice: None) -> Ports:
+        ports = super().ports(runner, on_choice)
+        two = ScriptedProposer([Candidate(RIGHT, "scripted", "the right fix"),
+                                Candidate(SMALLER, "scripted", "a smaller fix")], path="lib.py", name="two")
+        return dataclasses.replace(ports, proposers=[two, *ports.proposers])
+
+
+def test_a_whole_run_offers_the_fix_that_keeps_the_passing_tests_values(make_project) -> None:
+    """Two plausible fixes in one real run: the smaller leads by size, the offline reviewer prefers the one
+    that changes no value the passing tests see, and that one is offered."""
+    if probe("bwrap")[0] is None:
+        unavailable("bwrap", probe("bwrap")[1])
+    root = make_project({"lib.py": CLAMP, "tests/test_lib.py": CLAMP_TESTS})
+    settings, _ = load({"python": project_python(), "sandbox": {"backend": "bwrap"}, "memory": {"enabled": False},
+                        "offline": True})
+    outcome = _TwoFixesFirst(root, settings).run()
+    assert outcome.status.value == "fixed", outcome
+    assert outcome.patch is not None and outcome.patch.changes[0].after == RIGHT
+    assert outcome.patch.meta.get("review") == "prefer (offline)"
+    assert (root / "lib.py").read_text() == CLAMP  # nothing written without an accepted edit
