@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import pytest
+
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Event, Limits, Patch, Scope, Status, Task, TestReport, TestResult
@@ -181,8 +183,21 @@ def test_many_failing_tests_leave_half_the_spectrum_to_the_passing_ones_beside_t
     assert sum(t.startswith("tests/test_a.py::test_ok") for t in chosen) == 65
 
 
-def test_a_run_narrowed_to_one_test_offers_no_fix_that_breaks_the_rest_of_the_suite() -> None:
-    runner = CoveringRunner()
+class PairedRunner(CoveringRunner):
+    """Runs the suite with a fix and without it in one call (the real runner: two processes at once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[Patch] = []
+
+    def run_pair(self, patch: Patch, select: Sequence[str]) -> tuple[TestReport, TestReport]:
+        self.pairs.append(patch)
+        return self.run(None, select), self.run(patch, select)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_a_run_narrowed_to_one_test_offers_no_fix_that_breaks_the_rest_of_the_suite(paired: bool) -> None:
+    runner = PairedRunner() if paired else CoveringRunner()
     ports = Ports(runner=runner, proposers=[ScriptedProposer([BREAKS_DEC, FIXED])], is_test_file=is_test_file)
     events: list[Event] = []
     task = Task(Path("/ws"), Scope("node", "t.py::test_inc"))
@@ -195,3 +210,5 @@ def test_a_run_narrowed_to_one_test_offers_no_fix_that_breaks_the_rest_of_the_su
     assert tested == [["targets", "full", "suite unpatched", "suite"], ["targets", "full", "suite"]], tested
     unpatched = [c for c in runner.calls if c.patch is None and c.select == ()]
     assert len(unpatched) == 1
+    if isinstance(runner, PairedRunner):  # before and after at once, for the first candidate only
+        assert [p.changes[0].after for p in runner.pairs] == [BREAKS_DEC]

@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from fixloop.core.model import FileChange, Limits, Patch
 from fixloop.core.selection import Plan, judge
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.hostio import read_beneath
 from fixloop.adapters.runner.listing import list_files
 from fixloop.adapters.sandbox.plain import PlainSandbox
+from fixloop.adapters.sandbox.select import probe
+from tests.backends import unavailable
 from tests.conftest import PYTHON
 from tests.project_python import project_python
 
@@ -267,5 +271,27 @@ def test_a_test_whose_id_is_made_of_the_moment_neither_ends_a_run_nor_breaks_a_f
                 status, full, _ = done.value
                 break
         assert status == "plausible" and stamp not in {r.nodeid for r in full.results}
+    finally:
+        runner.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+def test_a_suite_runs_with_a_fix_and_without_it_at_once(make_project, backend: str) -> None:
+    """The confirmation of a narrowed run's fix: two sandboxed processes at the same time, each on its own copy
+    at the project's path, each seeing only its own code."""
+    sandbox, reason = probe(backend)
+    if sandbox is None:
+        unavailable(backend, reason)
+    slow = "import time\n\n\ndef test_slow():\n    time.sleep(1.5)\n"
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS, "tests/test_slow.py": slow})
+    runner = PytestRunner.open(root, sandbox, Limits(test_timeout=60), python=project_python(), warm_workers=0)
+    try:
+        runner.run(None)
+        patch = Patch((FileChange("lib.py", LIB, LIB.replace("a - b", "a + b")),))
+        before, after = runner.run_pair(patch, ())
+        assert [r.nodeid for r in before.failed] == ["tests/test_lib.py::test_add"] and len(before.passed) == 2
+        assert after.ok and len(after.passed) == 3
+        assert (runner.root / "lib.py").read_text() == LIB
     finally:
         runner.close()

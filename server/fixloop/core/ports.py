@@ -109,6 +109,14 @@ class Covering(Protocol):
     def covering(self, patch: Patch) -> frozenset[str] | None: ...
 
 
+@runtime_checkable
+class Paired(Protocol):
+    """A runner that can run a selection with a patch and without it at the same time (two processes): the
+    whole suite that confirms a fix of a narrowed run, before and after, in about one suite's time."""
+
+    def run_pair(self, patch: Patch, select: Sequence[str]) -> tuple[TestReport, TestReport]: ...
+
+
 class Localizer(Protocol):
     # True when `localize` runs the tests (it counts as a test run).
     runs_tests: bool

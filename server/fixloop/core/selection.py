@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Generator
 
 from fixloop.core.model import Limits, Patch, TestReport, TestResult
-from fixloop.core.ports import Covering, TestRunner
+from fixloop.core.ports import Covering, Paired, TestRunner
 
 
 Judged = tuple[str, TestReport, list[dict[str, object]]]
@@ -131,8 +131,8 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
     runs: list[TestReport] = []
     records: list[dict[str, object]] = []
 
-    def tests(select: tuple[str, ...], fail_fast: bool, kind: str) -> TestReport:
-        report = runner.run(patch, select, fail_fast=fail_fast)
+    def tests(select: tuple[str, ...], fail_fast: bool, kind: str, ran: TestReport | None = None) -> TestReport:
+        report = ran if ran is not None else runner.run(patch, select, fail_fast=fail_fast)
         runs.append(report)
         records.append({"selection": kind, "asked": len(select), "tests": list(select[:10]),
                         "ran": len(report.results), "seconds": round(report.duration, 3)})
@@ -154,26 +154,31 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
         broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
         if not full.problem and not full.timed_out and not full.collection_errors and not broken:
             status = "plausible"
-        if status == "plausible" and plan.scope and not _keeps_the_suite(runner, plan, tests, records):
+        if status == "plausible" and plan.scope and not _keeps_the_suite(runner, patch, plan, tests, records):
             status = "failed"
     # The candidate's cost is all its runs: CPU added up, memory at its peak.
     report = replace(runs[-1], cpu_seconds=sum(r.cpu_seconds for r in runs), peak_mb=max(r.peak_mb for r in runs))
     return status, report, records
 
 
-def _keeps_the_suite(runner: TestRunner, plan: Plan, tests: Callable[[tuple[str, ...], bool, str], TestReport],
+def _keeps_the_suite(runner: TestRunner, patch: Patch, plan: Plan, tests: Callable[..., TestReport],
                      records: list[dict[str, object]]) -> bool:
     """A fix of a run narrowed to one test or file breaks no other test of the suite: the whole suite with the
-    fix against the whole suite without it (run once). When the suite cannot run whole unpatched (cut at its
-    time limit), the narrowed selection's word stands."""
+    fix against the whole suite without it (run once; both at the same time when the runner can). When the
+    suite cannot run whole unpatched (cut at its time limit), the narrowed selection's word stands."""
     before = plan.unpatched.get("suite")
+    ran: TestReport | None = None
     if before is None:
-        before = plan.unpatched["suite"] = runner.run(None, (), fail_fast=False)
+        if isinstance(runner, Paired):
+            before, ran = runner.run_pair(patch, ())
+        else:
+            before = runner.run(None, (), fail_fast=False)
+        plan.unpatched["suite"] = before
         records.append({"selection": "suite unpatched", "asked": 0, "tests": [], "ran": len(before.results),
                         "seconds": round(before.duration, 3)})
     if before.problem or before.timed_out or before.collection_errors:
         return True
-    after = tests((), False, "suite")
+    after = tests((), False, "suite", ran)
     if after.problem or after.timed_out or after.collection_errors:
         return False
     kept = frozenset(r.nodeid for r in before.results if r.outcome == "passed")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -156,6 +157,14 @@ class PytestRunner:
             self._canaries[key] = canary_problem(canary)
         problem = self._canaries[key]
         return dataclasses.replace(report, problem=problem) if problem else report
+
+    def run_pair(self, patch: Patch, select: Sequence[str]) -> tuple[TestReport, TestReport]:
+        """(`select` without `patch`, `select` with it), not fail-fast, run at the same time: two sandboxed
+        processes, each on its own copy (the whole suite that confirms a fix of a narrowed run)."""
+        with ThreadPoolExecutor(2, thread_name_prefix="fixloop-pair") as pool:
+            before = pool.submit(self.run, None, select, False)
+            after = pool.submit(self.run, patch, select, False)
+            return before.result(), after.result()
 
     def _run(self, patch: Patch | None, select: Sequence[str], fail_fast: bool) -> TestReport:
         screening = patch is not None and fail_fast
