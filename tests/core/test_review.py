@@ -106,13 +106,16 @@ def test_the_offline_review_prefers_the_fix_that_keeps_the_values_the_passing_te
 
 def test_the_offline_review_keeps_the_smallest_when_the_values_do_not_tell_them_apart() -> None:
     one_changed = {**CALLS, ("tests/test_m.py::test_a", "double", 0): "x"}
-    for table in ({GOOD: (CALLS, one_changed), ALSO_GOOD: (CALLS, one_changed)}, {GOOD: (CALLS, CALLS), ALSO_GOOD: None}):
+    tables: list[dict[str, tuple[Calls, Calls] | None]] = [
+        {GOOD: (CALLS, one_changed), ALSO_GOOD: (CALLS, one_changed)}, {GOOD: (CALLS, CALLS), ALSO_GOOD: None}]
+    for table in tables:
         outcome, events, _ = _run([ScriptedProposer([ALSO_GOOD, GOOD])], reviewer=OfflineReviewer(Values(table)))
         assert after(outcome.patch) == GOOD
         (reviewed,) = [e for e in events if e.kind == "reviewed"]
         assert reviewed.data["verdict"] == "accept", reviewed.data
         assert reviewed.data["reason"].startswith("the smallest of 2 plausible fixes")
-        assert ("it changes 1 of 4 value(s) the passing tests see" in reviewed.data["reason"]) == (table[ALSO_GOOD] is not None)
+        compared = "it changes 1 of 4 value(s) the passing tests see" in reviewed.data["reason"]
+        assert compared == (table[ALSO_GOOD] is not None)
 
 
 def test_a_project_may_switch_the_review_on_but_never_off_nor_choose_its_model(tmp_path: Path) -> None:

@@ -70,7 +70,8 @@ def test_values_with_and_without_a_fix_in_the_sandbox(make_project, backend: str
 
 CLAMP = "def clamp(x, hi):\n    if x > hi + 1:\n        return hi\n    return x\n"
 CLAMP_TESTS = ("from lib import clamp\n\n\ndef test_over():\n    assert clamp(11, 10) == 10\n\n\n"
-               "def test_inside():\n    assert clamp(5, 10) == 5\n\n\ndef test_loose():\n    assert clamp(8, 10) <= 10\n")
+               "def test_inside():\n    assert clamp(5, 10) == 5\n\n\n"
+               "def test_loose():\n    assert clamp(8, 10) <= 10\n")
 # Both pass every test. The right fix is the larger change; the smaller one also returns 10 for 8, which
 # only a loose test sees.
 RIGHT = CLAMP.replace("    if x > hi + 1:\n", "    limit = hi\n    if x > limit:\n")

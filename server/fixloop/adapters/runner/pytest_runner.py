@@ -78,9 +78,9 @@ class PytestRunner:
         self.passed_before: frozenset[str] = frozenset()  # the baseline's passing tests
         self._original_values: dict[tuple[tuple[str, ...], str], Calls | None] = {}
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
-        self.screening = Screening(self.scratch, sandbox, self.python, warm_policy(prepared.policy, prepared), warm_workers,
-                                   limits.wall_seconds + 60, self.clock.screening, self.run_cap, self.pytest_args,
-                                   candidate_memory_mb)
+        self.screening = Screening(self.scratch, sandbox, self.python, warm_policy(prepared.policy, prepared),
+                                   warm_workers, limits.wall_seconds + 60, self.clock.screening, self.run_cap,
+                                   self.pytest_args, candidate_memory_mb)
         self._policy = prepared.policy
         self.killed = 0  # screening runs that hung or hit a limit
 
