@@ -295,3 +295,22 @@ def test_a_suite_runs_with_a_fix_and_without_it_at_once(make_project, backend: s
         assert (runner.root / "lib.py").read_text() == LIB
     finally:
         runner.close()
+
+
+def test_a_limit_that_fires_while_pytest_reports_a_test_does_not_end_the_session(make_project) -> None:
+    """The project's own code may run outside a test's setup, call and teardown (a conftest hook while pytest
+    reports it): a time limit raised there would end the whole session and leave every later test unrun."""
+    conftest = ("import time\n\n\ndef pytest_runtest_logreport(report):\n"
+                "    if report.when == 'call' and report.nodeid.endswith('test_reported_slowly'):\n"
+                "        started = time.process_time()\n        while time.process_time() - started < 1.5:\n"
+                "            pass\n")
+    tests = "def test_reported_slowly():\n    pass\n\n\ndef test_after():\n    pass\n"
+    root = make_project({"conftest.py": conftest, "tests/test_x.py": tests})
+    runner = _runner(root, Limits(per_test_timeout=10, hang_probe_seconds=0.3))
+    try:
+        report = runner.run(None)
+        outcomes = {r.nodeid: r.outcome for r in report.results}
+        assert outcomes == {"tests/test_x.py::test_reported_slowly": "passed", "tests/test_x.py::test_after": "passed"}
+        assert not report.problem
+    finally:
+        runner.close()

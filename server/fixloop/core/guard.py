@@ -8,7 +8,7 @@ from fixloop.core.model import Attempt, Patch
 
 # A fix has no business with pytest's internals or fixloop's report: adding these words is refused.
 HARNESS_WORDS = ("FIXLOOP_", "fixloop_report", "fixloop_paths", "fixloop_options", "fixloop_supervise",
-                 "fixloop_values", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed", "atexit", "os._exit",
+                 "fixloop_values", "fixloop_spectrum", ".fixloop_runtime", "_pytest", "pytest_runtest", "XFailed", "atexit", "os._exit",
                  "sys.settrace")
 HARNESS_FILES = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
                            "usercustomize.py"})

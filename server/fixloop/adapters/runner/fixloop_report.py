@@ -56,7 +56,7 @@ _armed = []
 # least a second), as the host's TestClock does for candidates: a bug that hangs many tests costs one probe.
 CPU_FLOOR, CPU_FACTOR = 1.0, 10.0
 _clock = {"started": 0.0, "slowest": 0.0, "hangs": 0, "fired": False, "active": False, "wall": 0.0, "cpu": 0.0,
-          "began": 0.0}
+          "began": 0.0, "guarded": False}
 _root, _max_message = os.getcwd(), 4000
 _session = _xml_path = None
 
@@ -138,7 +138,9 @@ def pytest_configure(config):
     if getattr(config.option, "xmlpath", None):
         _xml_path = os.path.abspath(config.option.xmlpath)
     if os.environ.get("FIXLOOP_COVERAGE"):
-        _spectrum = _Spectrum()
+        import fixloop_spectrum
+
+        _spectrum = fixloop_spectrum.Spectrum(_root, _in_project, _write)
         _spectrum.start()
     if os.environ.get("FIXLOOP_VALUES"):
         import fixloop_values
@@ -173,76 +175,6 @@ def _junit_totals(config):
             except ValueError:
                 return None
     return totals
-
-
-class _Spectrum:
-    """Per-test executed lines of project files: coverage.py dynamic contexts when coverage imports
-    (the project's own or the copy fixloop exposes), else a sys.settrace line collector."""
-
-    def __init__(self):
-        self.cov = None
-        self.lines = {}  # nodeid -> {path: set(lines)}
-        self.current = None
-        self.started = False
-
-    def start(self):
-        """Before collection, although tracing it costs some time (lines run at import belong to no test):
-        coverage decides once per file whether to trace it, and a file first entered during a test would be
-        judged with whatever the test patched (a test that mocks `os.path.join` made coverage skip every
-        project file)."""
-        if self.started:
-            return
-        self.started = True
-        try:
-            if os.environ.get("FIXLOOP_COVERAGE") == "settrace":
-                raise ImportError("line tracing asked for")
-            import coverage
-
-            self.cov = coverage.Coverage(data_file=None, config_file=False, include=[_root + os.sep + "*"],
-                                         omit=["*" + os.sep + ".fixloop_runtime" + os.sep + "*", "*site-packages*"])
-            self.cov.start()
-        except Exception:  # no usable coverage: trace lines ourselves
-            self.cov = None
-            sys.settrace(self._trace)
-
-    def switch(self, nodeid):
-        if self.cov is not None:
-            self.cov.switch_context(nodeid)
-        else:
-            self.current = self.lines.setdefault(nodeid, {})
-
-    def _trace(self, frame, event, arg):
-        path = frame.f_code.co_filename
-        if self.current is None or not _in_project(path):
-            return None
-        lines = self.current.setdefault(os.path.relpath(path, _root).replace(os.sep, "/"), set())
-
-        def local(frame, event, arg):
-            if event == "line":
-                lines.add(frame.f_lineno)
-            return local
-
-        return local
-
-    def finish(self):
-        if not self.started:
-            return
-        if self.cov is not None:
-            self.cov.stop()
-            data = self.cov.get_data()
-            for path in data.measured_files():
-                if not _in_project(path):
-                    continue
-                rel = os.path.relpath(path, _root).replace(os.sep, "/")
-                for line, contexts in (data.contexts_by_lineno(path) or {}).items():
-                    for ctx in contexts:
-                        if ctx:
-                            self.lines.setdefault(ctx, {}).setdefault(rel, set()).add(line)
-        else:
-            sys.settrace(None)
-        for nodeid, files in self.lines.items():
-            _write({"event": "coverage", "nodeid": nodeid, "tool": "coverage" if self.cov else "settrace",
-                    "lines": {path: sorted(lines) for path, lines in files.items()}})
 
 
 _spectrum = None
@@ -283,7 +215,9 @@ def _cpu_now():
     return _clock["cpu"]
 
 
-_HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "fixloop_report")
+# pytest, pluggy and fixloop's own runtime files (this folder).
+_HARNESS = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep,
+            os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
 
 def _in_harness(frame):
@@ -303,8 +237,10 @@ def _in_harness(frame):
 def _on_timer(signum, frame):
     if not _clock["active"]:  # the test is over: a late signal must not outlive it
         return
-    if frame is not None and _in_harness(frame):
-        # Raised in pytest's own machinery it would break the session: try again when the test's code runs.
+    if not _clock["guarded"] or (frame is not None and _in_harness(frame)):
+        # Raised outside a test's setup, call or teardown (while pytest reports it, say, in a repr of the
+        # project's or a conftest hook), or in pytest's own machinery, it would end the whole session, and
+        # every test after it would go unrun: try again when the test's code runs.
         signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
         return
     _clock["fired"] = True
@@ -339,6 +275,30 @@ def _disarm():
         _clock["hangs"] += 1
     else:
         _clock["slowest"] = max(_clock["slowest"], time.process_time() - _clock["started"])
+
+
+def _guarded():
+    """Around a test's setup, call and teardown: where pytest turns an exception into the test's failure."""
+    _clock["guarded"] = True
+    try:
+        yield
+    finally:
+        _clock["guarded"] = False
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield from _guarded()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    yield from _guarded()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield from _guarded()
 
 
 def pytest_runtest_logstart(nodeid, location):

@@ -37,6 +37,7 @@ def prepare(workspace: Path, sandbox: Sandbox, python: str = "", overlays: Mappi
         scratch.add_runtime("fixloop_paths.py", PLUGIN.with_name("fixloop_paths.py").read_bytes())
         scratch.add_runtime("fixloop_options.py", PLUGIN.with_name("fixloop_options.py").read_bytes())
         scratch.add_runtime("fixloop_values.py", PLUGIN.with_name("fixloop_values.py").read_bytes())
+        scratch.add_runtime("fixloop_spectrum.py", PLUGIN.with_name("fixloop_spectrum.py").read_bytes())
         scratch.add_runtime("fixloop_supervise.py", SUPERVISOR.read_bytes())
         scratch.add_runtime("fixloop_warm.py", WARM.read_bytes())
         coverage_package = expose_coverage(scratch)

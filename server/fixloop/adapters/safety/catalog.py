@@ -138,7 +138,7 @@ HARNESS_NAMES = {
 }
 # Modules any use of which is flagged: raw memory, crash hooks, pytest's internals, fixloop's own plugin.
 HARNESS_MODULES = {"ctypes", "_ctypes", "faulthandler", "_pytest", "pluggy", "fixloop_report", "fixloop_paths",
-                   "fixloop_options", "fixloop_values"}
+                   "fixloop_options", "fixloop_values", "fixloop_spectrum"}
 # Modules whose attributes must not be reached by a computed name (getattr, __import__, ...).
 SENSITIVE_MODULES = HARNESS_MODULES | {"os", "posix", "nt", "sys", "gc", "inspect", "signal", "_signal",
                                        "builtins", "__builtin__", "threading", "_thread", "traceback",
