@@ -314,3 +314,21 @@ def test_a_limit_that_fires_while_pytest_reports_a_test_does_not_end_the_session
         assert not report.problem
     finally:
         runner.close()
+
+
+def test_a_limit_never_fires_where_the_code_has_no_line_number(make_project) -> None:
+    """pytest cannot report an exception raised at an instruction without a line (its INTERNALERROR ended
+    networkx's session after a third of its tests): the limit waits for code that has one."""
+    lib = ("import time\n\n\ndef _spin():\n    started = time.process_time()\n"
+           "    while time.process_time() - started < 1.5:\n        pass\n\n\n"
+           "spin = type(_spin)(_spin.__code__.replace(co_linetable=b''), globals())\n")
+    tests = "from lib import spin\n\n\ndef test_spins():\n    spin()\n\n\ndef test_after():\n    pass\n"
+    root = make_project({"lib.py": lib, "tests/test_x.py": tests})
+    runner = _runner(root, Limits(per_test_timeout=10, hang_probe_seconds=0.3))
+    try:
+        report = runner.run(None)
+        outcomes = {r.nodeid: r.outcome for r in report.results}
+        assert outcomes.get("tests/test_x.py::test_after") == "passed", (outcomes, report.output_tail[-2000:])
+        assert "tests/test_x.py::test_spins" in outcomes and not report.problem
+    finally:
+        runner.close()

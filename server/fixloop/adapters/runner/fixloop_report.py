@@ -237,10 +237,11 @@ def _in_harness(frame):
 def _on_timer(signum, frame):
     if not _clock["active"]:  # the test is over: a late signal must not outlive it
         return
-    if not _clock["guarded"] or (frame is not None and _in_harness(frame)):
-        # Raised outside a test's setup, call or teardown (while pytest reports it, say, in a repr of the
-        # project's or a conftest hook), or in pytest's own machinery, it would end the whole session, and
-        # every test after it would go unrun: try again when the test's code runs.
+    if not _clock["guarded"] or (frame is not None and (frame.f_lineno is None or _in_harness(frame))):
+        # Raised outside a test's setup, call or teardown (while pytest reports it, say, in a conftest hook),
+        # in pytest's own machinery, or at an instruction without a line (pytest's report of the failure
+        # then breaks on the missing line number), it would end the whole session, and every test after it
+        # would go unrun: try again when the test's code runs.
         signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, 0.05)
         return
     _clock["fired"] = True
