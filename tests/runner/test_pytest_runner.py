@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixloop.core.model import FileChange, Limits, Patch
+from fixloop.core.model import FileChange, Limits, Patch, TestReport
 from fixloop.core.selection import Plan, judge
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.hostio import read_beneath
@@ -305,15 +305,9 @@ def test_a_limit_that_fires_while_pytest_reports_a_test_does_not_end_the_session
                 "        started = time.process_time()\n        while time.process_time() - started < 1.5:\n"
                 "            pass\n")
     tests = "def test_reported_slowly():\n    pass\n\n\ndef test_after():\n    pass\n"
-    root = make_project({"conftest.py": conftest, "tests/test_x.py": tests})
-    runner = _runner(root, Limits(per_test_timeout=10, hang_probe_seconds=0.3))
-    try:
-        report = runner.run(None)
-        outcomes = {r.nodeid: r.outcome for r in report.results}
-        assert outcomes == {"tests/test_x.py::test_reported_slowly": "passed", "tests/test_x.py::test_after": "passed"}
-        assert not report.problem
-    finally:
-        runner.close()
+    outcomes, report = _baseline_with_a_short_probe(make_project({"conftest.py": conftest, "tests/test_x.py": tests}))
+    assert outcomes == {"tests/test_x.py::test_reported_slowly": "passed", "tests/test_x.py::test_after": "passed"}
+    assert not report.problem
 
 
 def test_a_limit_never_fires_where_the_code_has_no_line_number(make_project) -> None:
@@ -323,12 +317,16 @@ def test_a_limit_never_fires_where_the_code_has_no_line_number(make_project) -> 
            "    while time.process_time() - started < 1.5:\n        pass\n\n\n"
            "spin = type(_spin)(_spin.__code__.replace(co_linetable=b''), globals())\n")
     tests = "from lib import spin\n\n\ndef test_spins():\n    spin()\n\n\ndef test_after():\n    pass\n"
-    root = make_project({"lib.py": lib, "tests/test_x.py": tests})
+    outcomes, report = _baseline_with_a_short_probe(make_project({"lib.py": lib, "tests/test_x.py": tests}))
+    assert outcomes.get("tests/test_x.py::test_after") == "passed", (outcomes, report.output_tail[-2000:])
+    assert "tests/test_x.py::test_spins" in outcomes and not report.problem
+
+
+def _baseline_with_a_short_probe(root: Path) -> tuple[dict[str, str], TestReport]:
+    """(each test's outcome, the report) of the baseline, whose hang probe fires after 0.3 s of CPU."""
     runner = _runner(root, Limits(per_test_timeout=10, hang_probe_seconds=0.3))
     try:
         report = runner.run(None)
-        outcomes = {r.nodeid: r.outcome for r in report.results}
-        assert outcomes.get("tests/test_x.py::test_after") == "passed", (outcomes, report.output_tail[-2000:])
-        assert "tests/test_x.py::test_spins" in outcomes and not report.problem
+        return {r.nodeid: r.outcome for r in report.results}, report
     finally:
         runner.close()
