@@ -102,6 +102,9 @@ class RunDisplay:
             self._print(f"suspects: {', '.join(shown(x) for x in list(d['suspects'])[:5])}")
         elif e.kind == "tested" and d.get("status") == "plausible":
             self._print(f"candidate {e.candidate} passes the whole suite")
+        elif e.kind == "tested" and d.get("status") == "partial":
+            self._print(f"candidate {e.candidate} fixes the failing tests that run its change (kept while a fix of "
+                        "all of them is looked for)")
 
     def _print(self, markup: str) -> None:
         if not self.quiet:

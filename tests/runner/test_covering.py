@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixloop.core.model import FileChange, Patch
-from fixloop.adapters.runner.covering import changed_lines, covering, touched_functions
+from fixloop.adapters.runner.covering import apart, changed_lines, covering, touched_functions
 
 LIB = """\
 LIMIT = 10
@@ -67,6 +67,16 @@ def test_a_change_outside_every_function_narrows_nothing() -> None:
     assert covering(SPECTRA, _patch("size = 3", "size = 4")) is None
     assert covering(SPECTRA, Patch((FileChange("new.py", "", "x = 1\n"),))) is None
     assert covering(SPECTRA, Patch((FileChange("bad.py", "def f(:\n", "def f():\n"),))) is None
+
+
+def test_the_tests_apart_from_a_change_are_the_recorded_ones_that_never_enter_its_functions() -> None:
+    tests = ("t.py::test_clamp", "t.py::test_grow", "t.py::test_other", "t.py::test_unrecorded")
+    # An unrecorded test may run anything: never apart.
+    assert apart(SPECTRA, _patch("return top", "return top - 1"), tests) == {"t.py::test_grow", "t.py::test_other"}
+    assert apart(SPECTRA, _patch("return k + 1", "return k"), tests) == {"t.py::test_clamp", "t.py::test_other"}
+    # A module constant or a class attribute may reach any test that imports the module: none is apart.
+    assert apart(SPECTRA, _patch("LIMIT = 10", "LIMIT = 11"), tests) == frozenset()
+    assert apart(SPECTRA, _patch("size = 3", "size = 4"), tests) == frozenset()
 
 
 def test_changed_lines_place_an_insertion_at_the_line_before_it() -> None:

@@ -69,6 +69,7 @@ def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
         "wall_seconds": round(outcome.durations.get("total", 0.0), 3),
         "durations": {k: round(v, 3) for k, v in outcome.durations.items()},
         "flaky": list(outcome.flaky),
+        "still_failing": list(outcome.still_failing),
         "failing_before": [r.nodeid for r in outcome.baseline.failed] if outcome.baseline else [],
         "run_dir": str(run_dir) if run_dir else "",
     }

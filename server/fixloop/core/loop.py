@@ -7,19 +7,19 @@ every side effect goes through `Ports`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Generator, Iterator
+from typing import Generator, Iterator
 
-from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Reflection, Status, Task, TestReport, Usage, Verdict
+from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Status, Task, TestReport, Usage, Verdict
 from fixloop.core.review import preference
 from fixloop.core import limits
 from fixloop.core.flaky import flaky_among
 from fixloop.core.ahead import checked_ahead
 from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
-from fixloop.core.selection import Plan, judge, narrowing
-from fixloop.core.ports import CallLogging, Noting, Ports, ProposalContext, Proposer, Reflector
-from fixloop.core.signature import describe_collection_error, report_signature
-from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts
+from fixloop.core.selection import Partial, Plan, in_part, judge, narrowing, still_failing
+from fixloop.core.ports import CallLogging, Ports, ProposalContext, Proposer
+from fixloop.core.signature import describe_collection_error, reflect, report_signature
+from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts, said
 
 Run = Generator[Event, None, Outcome]
 
@@ -34,6 +34,7 @@ class _End:
     flaky: tuple[str, ...] = ()
     keep_baseline: bool = True
     limit: str = ""  # the setting whose limit ended the run (Outcome.stopped_by)
+    still_failing: tuple[str, ...] = ()  # a fix of some failing tests: the others (Outcome.still_failing)
 
 
 _CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
@@ -83,6 +84,7 @@ class _Run:
         self.selections: list[dict[str, object]] = []  # the test runs of the candidate last tested
         self.numbers: dict[tuple[tuple[str, str], ...], int] = {}  # a plausible fix's candidate number
         self.rejected: list[str] = []  # why the reviewer rejected each fix it did
+        self.partial: Partial | None = None  # a fix of some failing tests, offered when none of all follows
 
     def event(self, kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
         return Event(kind, self.run_id, self.ports.now(), phase, candidate, data)
@@ -176,6 +178,9 @@ class _Run:
                 break
         stop = stop or (offline_spent if self.winner is None else None)
         self.durations["candidates"] = self.ports.now() - t0
+        if self.winner is None and self.partial is not None and not self.ports.cancelled():
+            patch = self.partial.patch  # no fix of every failing test: the fix of some is offered
+            self.plausible, self.numbers[patch.key()], self.winner = [patch], self.partial.number, patch
         return stop
 
     def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
@@ -208,8 +213,13 @@ class _Run:
 
     def search_time_up(self, proposer: Proposer) -> _End | None:
         """The offline search's own time limit: never after a fix (the overfitting guard's few candidates),
-        never for a model, which has its own budgets."""
-        if proposer.adaptive or self.winner is not None:
+        never for a model, which has its own budgets. After a fix of some failing tests, a fix of all of them is
+        looked for as long again as the first took to find."""
+        if self.winner is not None:
+            return None
+        if self.partial is not None and self.partial.waited(self.ports.now(), self.started):
+            return _End(Status.GAVE_UP, "no fix of every failing test followed the fix of some")
+        if proposer.adaptive:
             return None
         hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0),
                                     self.ports.now() - self.started)
@@ -248,6 +258,9 @@ class _Run:
                          tokens=_usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
                          candidate_seconds=round(attempt.duration, 3), runs=self.selections,
                          **_counts(attempt.report))
+        if attempt.status == "partial":  # a fallback kept while the search looks for a fix of every test
+            self.partial = self.partial or Partial(patch, index, still_failing(attempt.report, self.targets), ports.now())
+            attempt = replace(attempt, status="failed")
         if attempt.status == "plausible":
             self.plausible.append(patch)
             self.numbers[patch.key()] = index
@@ -255,7 +268,7 @@ class _Run:
             self.winner = min(self.plausible, key=preference)
             self.learn(attempt, ctx)
             return attempt
-        attempt = replace(attempt, reflection=_reflect(proposer, attempt, ctx, self.targets))
+        attempt = replace(attempt, reflection=reflect(proposer, attempt, ctx, self.targets))
         self.learn(attempt, ctx)
         assert attempt.reflection is not None
         yield self.event("reflected", "reflect", index, signature=attempt.reflection.signature,
@@ -331,7 +344,9 @@ class _Run:
         assert baseline is not None
         if self.winner is not None:
             w = self.winner
-            return _End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}", patch=w)
+            still = self.partial.still if self.partial is not None and self.partial.patch.key() == w.key() else ()
+            return _End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}" + in_part(still, self.targets),
+                        patch=w, still_failing=still)
         if self.rejected:
             return _End(Status.GAVE_UP, f"the reviewer rejected every fix found ({'; '.join(self.rejected)})"
                         + (f"; then {stop.message}" if stop is not None else ""), limit=stop.limit if stop else "")
@@ -352,7 +367,7 @@ class _Run:
             attempts=tuple(ctx.attempts) if ctx else (), baseline=self.baseline if end.keep_baseline else None,
             iterations=self.iterations, candidates_evaluated=self.candidates, test_runs=self.test_runs,
             plausible=len(self.plausible), usage=_usage(self.ports), durations=dict(self.durations), flaky=end.flaky,
-            stopped_by=end.limit)
+            stopped_by=end.limit, still_failing=end.still_failing)
         if self.ports.memory is not None:
             self.ports.memory.record_outcome(outcome, ctx)
         data: dict[str, object] = {"status": outcome.status.value, "message": outcome.message}
@@ -369,22 +384,6 @@ def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
         return _End(Status.CANCELLED, "cancelled")
     hit = limits.reached(task.limits, ports.now() - s.started, s.candidates, s.iterations, _usage(ports))
     return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
-
-
-def _reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:
-    signature = report_signature(attempt.report, targets) if attempt.report else "unknown"
-    if isinstance(proposer, Reflector):
-        richer = proposer.reflect(attempt, ctx)
-        if richer is not None:
-            return replace(richer, signature=signature)
-    return Reflection(signature=signature)
-
-
-def said(source: object, event: Callable[[str], Event]) -> Iterator[Event]:
-    """What a port had to say since the last time (a `Noting`), each message once."""
-    if isinstance(source, Noting):
-        notes, source.notes[:] = list(source.notes), []
-        yield from (event(str(note)) for note in notes)
 
 
 def _usage(ports: Ports) -> Usage:

@@ -110,6 +110,14 @@ class Covering(Protocol):
 
 
 @runtime_checkable
+class Apart(Protocol):
+    """A runner that recorded which lines each test ran: which of `tests` never run the code a patch changes.
+    Such a test runs the same code with the patch as without it, so its outcome cannot change."""
+
+    def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]: ...
+
+
+@runtime_checkable
 class Paired(Protocol):
     """A runner that can run a selection with a patch and without it at the same time (two processes): the
     whole suite that confirms a fix of a narrowed run, before and after, in about one suite's time."""

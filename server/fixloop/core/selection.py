@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Generator
 
 from fixloop.core.model import Limits, Patch, TestReport, TestResult
-from fixloop.core.ports import Covering, Paired, TestRunner
+from fixloop.core.ports import Apart, Covering, Paired, TestRunner
 
 
 Judged = tuple[str, TestReport, list[dict[str, object]]]
@@ -31,6 +31,21 @@ class Plan:
     narrow: bool = False  # screen on the tests that run the changed code before the whole selection
     # A run narrowed to one test or file: the whole suite unpatched, run once when a fix first needs it.
     unpatched: dict[str, TestReport] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A fix of some of the failing tests (the others never run the code it changes), kept while the search
+    looks for a fix of all of them."""
+
+    patch: Patch
+    number: int  # its candidate number
+    still: tuple[str, ...]  # the failing tests it leaves failing
+    at: float  # when it was found
+
+    def waited(self, now: float, started: float) -> bool:
+        """The run has looked for a whole fix as long again as it took to find this one."""
+        return now - self.at > self.at - started
 
 
 FOCUS_SHARE = 0.25  # the spectrum's tests may take this share of what the baseline's tests took...
@@ -126,8 +141,11 @@ def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...]
 
 
 def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, Judged]:
-    """Returns (failed | plausible, the last run's report with the cost of all runs, a record of each run);
-    yields `confirming` before the whole selection runs."""
+    """Returns (failed | plausible | partial, the last run's report with the cost of all runs, a record of
+    each run); yields `confirming` before the whole selection runs. A failing test that never runs the code
+    the patch changes fails with it as without it: the patch cannot fix every failing test, but it is
+    judged on the others, and passing all of them and breaking nothing it is `partial` (a fix of one of
+    several faults: a test that fails for another reason, often the machine's, must not block it)."""
     runs: list[TestReport] = []
     records: list[dict[str, object]] = []
 
@@ -138,7 +156,8 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
                         "ran": len(report.results), "seconds": round(report.duration, 3)})
         return report
 
-    targets = plan.targets
+    apart = runner.apart(patch, plan.targets) if isinstance(runner, Apart) and len(plan.targets) > 1 else frozenset()
+    targets = tuple(t for t in plan.targets if t not in apart) or plan.targets
     status = "failed"
     passed = _targets_pass(tests(targets or plan.scope, True, "targets" if targets else "scope"), targets)
     covering = _covering(runner, patch, plan) if passed else None
@@ -153,8 +172,8 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
         broken = _renamed_away(sorted((plan.must_keep_passing | set(targets)) - passing_now), plan, full)
         broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
         if not full.problem and not full.timed_out and not full.collection_errors and not broken:
-            status = "plausible"
-        if status == "plausible" and plan.scope and not _keeps_the_suite(runner, patch, plan, tests, records):
+            status = "plausible" if targets == plan.targets else "partial"
+        if status != "failed" and plan.scope and not _keeps_the_suite(runner, patch, plan, tests, records):
             status = "failed"
     # The candidate's cost is all its runs: CPU added up, memory at its peak.
     report = replace(runs[-1], cpu_seconds=sum(r.cpu_seconds for r in runs), peak_mb=max(r.peak_mb for r in runs))
@@ -232,3 +251,19 @@ def _targets_pass(report: TestReport, targets: tuple[str, ...]) -> bool:
         return False
     seen = {r.nodeid: r for r in report.results}
     return all(t in seen and seen[t].outcome == "passed" for t in targets) if targets else not report.failed
+
+
+def still_failing(report: TestReport | None, targets: tuple[str, ...]) -> tuple[str, ...]:
+    """The targets a partial fix leaves failing (`report`: its whole run)."""
+    passed = {r.nodeid for r in report.passed} if report is not None else set()
+    return tuple(t for t in targets if t not in passed)
+
+
+def in_part(still: tuple[str, ...], targets: tuple[str, ...]) -> str:
+    """What the end message adds for a partial fix."""
+    if not still:
+        return ""
+    named = ", ".join(still[:3]) + (", ..." if len(still) > 3 else "")
+    verb = "never runs the changed code and fails" if len(still) == 1 else "never run the changed code and fail"
+    return (f" (fixes {len(targets) - len(still)} of the {len(targets)} failing tests; {named} {verb} as before: "
+            "another fault, or the machine)")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from fixloop.core.model import TestReport, TestResult
+from dataclasses import replace
+
+from fixloop.core.model import Attempt, Reflection, TestReport, TestResult
+from fixloop.core.ports import ProposalContext, Reflector
 
 _QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
@@ -77,3 +80,13 @@ def failure_signature(exc_type: str, message: str, statement_shape: str) -> str:
     """The normalised signature memory keys on: exception type, abstract message, and the
     abstract shape of the statement in the innermost project frame."""
     return f"{exc_type or 'failure'}: {abstract_message(message)} @ {statement_shape or '?'}"
+
+
+def reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: tuple[str, ...]) -> Reflection:
+    """The failure's signature, with what a reflecting proposer makes of it."""
+    signature = report_signature(attempt.report, targets) if attempt.report else "unknown"
+    if isinstance(proposer, Reflector):
+        richer = proposer.reflect(attempt, ctx)
+        if richer is not None:
+            return replace(richer, signature=signature)
+    return Reflection(signature=signature)

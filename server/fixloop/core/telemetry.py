@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Iterator, Mapping
 
-from fixloop.core.model import TestReport
+from fixloop.core.model import Event, TestReport
+from fixloop.core.ports import Noting
 
 # The run log's schema (in the "started" event): 2 added model_call events and candidate telemetry
 # (CPU seconds, peak memory, proposer and operator on "tested"); 3 moved the strategy from "started" to
@@ -32,3 +33,10 @@ def call_fields(call: Mapping[str, object]) -> dict[str, object]:
     """A model call's record as event fields: "kind" names the event, so the call's own kind (plan,
     propose, reflect) becomes "purpose"."""
     return {("purpose" if k == "kind" else k): v for k, v in call.items()}
+
+
+def said(source: object, event: Callable[[str], Event]) -> Iterator[Event]:
+    """What a port had to say since the last time (a `Noting`), each message once."""
+    if isinstance(source, Noting):
+        notes, source.notes[:] = list(source.notes), []
+        yield from (event(str(note)) for note in notes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import difflib
 from functools import lru_cache
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from fixloop.core.model import Patch
 
@@ -76,3 +76,12 @@ def covering(spectra: Spectra, patch: Patch) -> frozenset[str] | None:
             if lines and any(line in lines for line in wanted):
                 tests.add(test)
     return frozenset(tests)
+
+
+def apart(spectra: Spectra, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+    """Those of `tests` whose lines were recorded and enter no function the patch changes; none when the
+    patch cannot be placed in functions (then any test may meet the change)."""
+    running = covering(spectra, patch)
+    if running is None:
+        return frozenset()
+    return frozenset(t for t in tests if t in spectra and t not in running)

@@ -30,7 +30,7 @@ from fixloop.adapters.runner.behaviour import parse_values, probed
 from fixloop.adapters.runner.baseline import Place, cut_problem, rejudged, settle
 from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE, canary_problem, is_canary, without_failure_path
 from fixloop.adapters.runner.cold import ColdRunner
-from fixloop.adapters.runner.covering import covering
+from fixloop.adapters.runner.covering import apart, covering
 from fixloop.adapters.runner.declared import Offer, install_offer, only_imports_fail
 from fixloop.adapters.runner.listing import CopyRule
 from fixloop.adapters.runner.missing import explain
@@ -137,6 +137,10 @@ class PytestRunner:
     def covering(self, patch: Patch) -> frozenset[str] | None:
         """The tests whose recorded lines enter a function `patch` changes; None when that is unknown."""
         return covering(self._covered, patch) if self._covered else None
+
+    def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+        """Those of `tests` whose recorded lines enter no function `patch` changes (their outcome stays)."""
+        return apart(self._covered, patch, tests)
 
     def lanes(self) -> int:
         return self.screening.lanes()

@@ -1,0 +1,94 @@
+"""A failing test that never runs the code a candidate changes cannot be fixed by it: such a test (one that
+fails for another reason, often the machine's) no longer blocks the fix of the others. The loop with a
+scripted runner that knows which function each test runs; no processes, no files."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from fixloop.core.integrity import is_test_file
+from fixloop.core.loop import drive, run
+from fixloop.core.model import Event, Outcome, Patch, Task, TestReport, TestResult, Status
+from fixloop.core.ports import Ports
+from tests.fakes import Call, ScriptedProposer, ScriptedRunner
+
+SOURCE = 'def inc(x):\n    return x - 1\n\n\ndef machine():\n    return "elsewhere"\n'
+FIXES_INC = SOURCE.replace("x - 1", "x + 1")
+FIXES_BOTH = FIXES_INC.replace('"elsewhere"', '"here"')
+INC_TESTS = ("t.py::test_inc", "t.py::test_inc_type")
+ENV_TEST = "e.py::test_machine"
+TESTS = (ENV_TEST, *INC_TESTS)
+
+
+def useless(k: int) -> str:
+    return SOURCE.replace("x - 1", f"x - 1 + 0 * {k}")
+
+
+def _body(text: str, name: str) -> str:
+    return text.split(f"def {name}(")[1].split("\n\n")[0]
+
+
+def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> TestReport:
+    """inc(1) == 2; inc returns an int; machine() == "here" (never on this machine, unless a patch says so)."""
+    text = sources["m.py"]
+    outcome = {"t.py::test_inc": "x + 1\n" in text, "t.py::test_inc_type": True, ENV_TEST: '"here"' in text}
+    select = calls[-1].select
+    return TestReport(tuple(TestResult(t, "passed" if outcome[t] else "failed", 0.1)
+                            for t in TESTS if not select or t in select))
+
+
+class SeeingRunner(ScriptedRunner):
+    """Recorded which function each test runs: the machine test runs `machine`, the others `inc`."""
+
+    def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+        change = patch.changes[0]
+        same = {name: _body(change.before, name) == _body(change.after, name) for name in ("inc", "machine")}
+        return frozenset(t for t in tests if same["machine" if t == ENV_TEST else "inc"])
+
+
+def _fix(candidates: list[str], runner: ScriptedRunner) -> tuple[Outcome, list[Event]]:
+    clock = itertools.count()  # one tick each time the loop looks: the run's time is its steps
+    ports = Ports(runner=runner, proposers=[ScriptedProposer(candidates)], is_test_file=is_test_file,
+                  now=lambda: float(next(clock)))
+    events: list[Event] = []
+    return drive(run(Task(Path("/ws")), ports, "r1"), events.append), events
+
+
+def test_a_fix_of_the_tests_that_run_the_change_is_offered_when_another_test_fails_apart() -> None:
+    runner = SeeingRunner({"m.py": SOURCE}, verdict)
+    outcome, events = _fix([useless(1), FIXES_INC], runner)
+    assert outcome.status is Status.FIXED and outcome.patch is not None
+    assert outcome.patch.changes[0].after == FIXES_INC
+    assert outcome.still_failing == (ENV_TEST,)
+    assert "fixes 1 of the 2 failing tests" in outcome.message and ENV_TEST in outcome.message
+    # The machine's test never ran for a candidate: it cannot change with one.
+    screened = [c.select for c in runner.calls if c.patch is not None and c.fail_fast]
+    assert screened == [("t.py::test_inc",), ("t.py::test_inc",)]
+    # The whole suite confirmed it: the machine's test fails as before, nothing else broke.
+    assert [c.select for c in runner.calls if c.patch is not None and not c.fail_fast] == [()]
+    assert [e.data["status"] for e in events if e.kind == "tested"] == ["failed", "partial"]  # said so in the log
+    assert [e.data["verdict"] for e in events if e.kind == "reviewed"] in ([], ["accept"])
+
+
+def test_a_fix_of_every_failing_test_found_soon_after_is_offered_instead() -> None:
+    outcome, _ = _fix([FIXES_INC, FIXES_BOTH], SeeingRunner({"m.py": SOURCE}, verdict))
+    assert outcome.status is Status.FIXED and outcome.patch is not None
+    assert outcome.patch.changes[0].after == FIXES_BOTH
+    assert outcome.still_failing == () and "failing tests" not in outcome.message
+
+
+def test_the_search_for_a_whole_fix_lasts_as_long_again_as_the_partial_took() -> None:
+    runner = SeeingRunner({"m.py": SOURCE}, verdict)
+    later = [useless(k) for k in range(2, 60)]
+    outcome, _ = _fix([useless(1), FIXES_INC, *later, FIXES_BOTH], runner)
+    assert outcome.status is Status.FIXED and outcome.patch is not None
+    assert outcome.patch.changes[0].after == FIXES_INC and outcome.still_failing == (ENV_TEST,)
+    assert 3 <= outcome.candidates_evaluated < 30  # stopped well before the whole fix at candidate 61
+
+
+def test_without_knowing_which_tests_run_the_change_every_failing_test_must_pass() -> None:
+    runner = ScriptedRunner({"m.py": SOURCE}, verdict)
+    outcome, _ = _fix([FIXES_INC], runner)
+    assert outcome.status is not Status.FIXED and outcome.patch is None and outcome.still_failing == ()
