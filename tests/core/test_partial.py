@@ -30,13 +30,13 @@ def _body(text: str, name: str) -> str:
     return text.split(f"def {name}(")[1].split("\n\n")[0]
 
 
-def verdict(sources: Mapping[str, str], calls: Sequence[Call]) -> TestReport:
+def verdict(sources: Mapping[str, str], calls: Sequence[Call], env_test: str = ENV_TEST) -> TestReport:
     """inc(1) == 2; inc returns an int; machine() == "here" (never on this machine, unless a patch says so)."""
     text = sources["m.py"]
-    outcome = {"t.py::test_inc": "x + 1\n" in text, "t.py::test_inc_type": True, ENV_TEST: '"here"' in text}
+    outcome = {"t.py::test_inc": "x + 1\n" in text, "t.py::test_inc_type": True, env_test: '"here"' in text}
     select = calls[-1].select
     return TestReport(tuple(TestResult(t, "passed" if outcome[t] else "failed", 0.1)
-                            for t in TESTS if not select or t in select))
+                            for t in (env_test, *INC_TESTS) if not select or t in select))
 
 
 class SeeingRunner(ScriptedRunner):
@@ -45,7 +45,7 @@ class SeeingRunner(ScriptedRunner):
     def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
         change = patch.changes[0]
         same = {name: _body(change.before, name) == _body(change.after, name) for name in ("inc", "machine")}
-        return frozenset(t for t in tests if same["machine" if t == ENV_TEST else "inc"])
+        return frozenset(t for t in tests if same["machine" if "machine" in t else "inc"])
 
 
 def _fix(candidates: list[str], runner: ScriptedRunner) -> tuple[Outcome, list[Event]]:
@@ -92,3 +92,12 @@ def test_without_knowing_which_tests_run_the_change_every_failing_test_must_pass
     runner = ScriptedRunner({"m.py": SOURCE}, verdict)
     outcome, _ = _fix([FIXES_INC], runner)
     assert outcome.status is not Status.FIXED and outcome.patch is None and outcome.still_failing == ()
+
+
+def test_a_failing_test_that_fails_the_same_way_as_the_fixed_ones_is_not_set_apart() -> None:
+    """Failing in the same way (here: the same test file, no traceback), it is taken for the same fault seen
+    from another test: a candidate must make it pass too."""
+    runner = SeeingRunner({"m.py": SOURCE}, lambda sources, calls: verdict(sources, calls, "t.py::test_machine"))
+    outcome, _ = _fix([FIXES_INC], runner)
+    assert outcome.status is not Status.FIXED and outcome.patch is None
+    assert [c.select for c in runner.calls if c.patch is not None] == [("t.py::test_machine", "t.py::test_inc")]

@@ -330,3 +330,29 @@ def _baseline_with_a_short_probe(root: Path) -> tuple[dict[str, str], TestReport
         return {r.nodeid: r.outcome for r in report.results}, report
     finally:
         runner.close()
+
+
+def test_a_suite_that_fails_on_a_warm_worker_and_runs_cold_is_not_tried_warm_again(make_project, tmp_path: Path) -> None:
+    """A conftest that configures a library once a process (Django's `settings.configure()` in
+    `pytest_configure`, as Django REST framework's does) fails in every warm child, which inherits the
+    configured library from its server: the first candidate that fails there and runs cold ends the warm
+    screening for the run, instead of paying a failed warm run before each cold one."""
+    log = tmp_path / "configured.log"
+    conftest = ("import sys\n\n\ndef pytest_configure(config):\n    if not config.option.collectonly:\n"
+                f"        with open({str(log)!r}, 'a') as f:\n            f.write('run\\n')\n"
+                "    if getattr(sys, 'configured_once', False):\n        raise RuntimeError('Settings already configured.')\n"
+                "    sys.configured_once = True\n")
+    root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS, "conftest.py": conftest})
+    runner = _runner(root)
+    try:
+        assert runner.run(None).failed
+        first = Patch((FileChange("lib.py", LIB, LIB.replace("a - b", "a * b")),))
+        assert runner.run(first, ["tests/test_lib.py::test_add"], fail_fast=True).failed  # warm failed, then cold
+        assert runner.screening.retired and any("without the warm worker" in n for n in runner.notes)
+        runs = len(log.read_text().splitlines())
+        fixed = Patch((FileChange("lib.py", LIB, LIB.replace("a - b", "a + b")),))
+        report = runner.run(fixed, ["tests/test_lib.py::test_add"], fail_fast=True)
+        assert [r.outcome for r in report.results] == ["passed"]
+        assert len(log.read_text().splitlines()) == runs + 1  # one cold pytest, no warm child before it
+    finally:
+        runner.close()

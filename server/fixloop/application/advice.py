@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from fixloop.application.config import Settings, user_config_path
 from fixloop.core.model import Outcome, Scope, Status, TestResult
-from fixloop.core.signature import describe_collection_error
+from fixloop.core.signature import describe_collection_error, failure_ways
 from fixloop.kit.printable import printable
 
 TOP_SUSPECTS = 5
@@ -205,18 +205,6 @@ def _narrow(s: Situation) -> list[str]:
     return [f"narrow the run to one of the {len(failing)} failing tests: they fail in {len(ways)} ways, the "
             f"commonest ({len(tests)} of them) {printable(way)}: `--test {printable(shlex.quote(tests[0]))}` "
             "(in the editor: Fix this test)"]
-
-
-def failure_ways(failing: Sequence[TestResult]) -> dict[str, list[str]]:
-    """Failing tests grouped by how they fail: the exception and the innermost frame of project code outside
-    the test's own file (where the error surfaced), or the test's file when none."""
-    ways: dict[str, list[str]] = {}
-    for result in failing:
-        own = result.nodeid.split("::", 1)[0]
-        inner = next((f for f in reversed(result.frames) if f.in_project and f.path != own), None)
-        where = f"{inner.path} ({inner.function})" if inner is not None else own
-        ways.setdefault(f"{result.exc_type or 'a failure'} in {where}", []).append(result.nodeid)
-    return ways
 
 
 def _model(s: Situation) -> list[str]:

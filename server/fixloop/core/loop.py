@@ -18,7 +18,7 @@ from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
 from fixloop.core.selection import Partial, Plan, in_part, judge, narrowing, still_failing
 from fixloop.core.ports import CallLogging, Ports, ProposalContext, Proposer
-from fixloop.core.signature import describe_collection_error, reflect, report_signature
+from fixloop.core.signature import describe_collection_error, failure_ways, reflect, report_signature
 from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts, said
 
 Run = Generator[Event, None, Outcome]
@@ -121,7 +121,8 @@ class _Run:
         narrow, note = narrowing(ports.runner, baseline, targets, task.limits)  # covering tests first
         if note:
             yield self.event("note", "baseline", selection="covering", message=note)
-        self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, narrow)
+        ways = tuple(frozenset(w) for w in failure_ways([r for r in baseline.failed if r.nodeid in targets]).values())
+        self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, narrow, ways)
         return _CANCELLED if ports.cancelled() else None
 
     def context(self) -> ProposalContext:

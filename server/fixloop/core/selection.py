@@ -29,6 +29,8 @@ class Plan:
     must_keep_passing: frozenset[str]
     failing_before: frozenset[str]
     narrow: bool = False  # screen on the tests that run the changed code before the whole selection
+    # The targets grouped by how they fail (the exception and where): a partial fix is a fix of whole ways.
+    ways: tuple[frozenset[str], ...] = ()
     # A run narrowed to one test or file: the whole suite unpatched, run once when a fix first needs it.
     unpatched: dict[str, TestReport] = field(default_factory=dict, compare=False)
 
@@ -156,8 +158,8 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
                         "ran": len(report.results), "seconds": round(report.duration, 3)})
         return report
 
-    apart = runner.apart(patch, plan.targets) if isinstance(runner, Apart) and len(plan.targets) > 1 else frozenset()
-    targets = tuple(t for t in plan.targets if t not in apart) or plan.targets
+    apart = _apart(runner, patch, plan)
+    targets = tuple(t for t in plan.targets if t not in apart)
     status = "failed"
     passed = _targets_pass(tests(targets or plan.scope, True, "targets" if targets else "scope"), targets)
     covering = _covering(runner, patch, plan) if passed else None
@@ -228,6 +230,16 @@ def _renamed_away(missing: list[str], plan: Plan, full: TestReport) -> list[str]
 
 def _function(nodeid: str) -> str:
     return nodeid.split("[", 1)[0]
+
+
+def _apart(runner: TestRunner, patch: Patch, plan: Plan) -> frozenset[str]:
+    """The failing tests a patch cannot change, when they make up whole ways of failing and leave some
+    failing test to judge it on: failing in another way, they are another fault (or the machine's)."""
+    if len(plan.ways) < 2 or not isinstance(runner, Apart):
+        return frozenset()
+    apart = runner.apart(patch, plan.targets)
+    whole = frozenset(t for way in plan.ways if way <= apart for t in way)
+    return whole if whole < set(plan.targets) else frozenset()
 
 
 def _covering(runner: TestRunner, patch: Patch, plan: Plan) -> tuple[str, ...] | None:

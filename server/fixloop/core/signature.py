@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
+from typing import Sequence
 
 from fixloop.core.model import Attempt, Reflection, TestReport, TestResult
 from fixloop.core.ports import ProposalContext, Reflector
@@ -90,3 +90,15 @@ def reflect(proposer: object, attempt: Attempt, ctx: ProposalContext, targets: t
         if richer is not None:
             return replace(richer, signature=signature)
     return Reflection(signature=signature)
+
+
+def failure_ways(failing: Sequence[TestResult]) -> dict[str, list[str]]:
+    """Failing tests grouped by how they fail: the exception and the innermost frame of project code outside
+    the test's own file (where the error surfaced), or the test's file when none."""
+    ways: dict[str, list[str]] = {}
+    for result in failing:
+        own = result.nodeid.split("::", 1)[0]
+        inner = next((f for f in reversed(result.frames) if f.in_project and f.path != own), None)
+        where = f"{inner.path} ({inner.function})" if inner is not None else own
+        ways.setdefault(f"{result.exc_type or 'a failure'} in {where}", []).append(result.nodeid)
+    return ways

@@ -189,6 +189,8 @@ class PytestRunner:
                                self.policy, cap=self.run_cap(), per_test_limits=screen.per_test if screen else None)
         if screening and _stopped(report):
             self.killed += 1
+        if screening and self.screening.problem and report.results and not report.problem:
+            self.screening.retire()  # what failed warm ran cold: every later candidate would fail there too
         return report
 
     def _unpatched(self, select: Sequence[str], fail_fast: bool) -> TestReport:

@@ -37,6 +37,7 @@ class Screening:
         self.memory_mb = memory_mb
         self.pool: WarmPool | None = None
         self.problem = ""
+        self.retired = False  # the suite fails on a warm worker and runs cold: no worker is asked again
         self.waiting: dict[tuple[object, tuple[str, ...]], Future[TestReport]] = {}
         self._starting: threading.Thread | None = None
         self._widening: threading.Thread | None = None
@@ -60,13 +61,13 @@ class Screening:
     def lanes(self) -> int:
         """How many candidates can be screened at once (the live warm workers; those still starting are not
         waited for)."""
-        pool = self.ready_pool() if self.workers > 0 else None
+        pool = self.ready_pool() if self.workers > 0 and not self.retired else None
         return sum(w.alive for w in pool.workers) if pool is not None else 1
 
     def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
         pool = self.pool
         key = (patch.key(), tuple(select))
-        if pool is None or key in self.waiting or self._closed:
+        if pool is None or key in self.waiting or self._closed or self.retired:
             return
         if len(self.waiting) >= MAX_WAITING:
             self.waiting.pop(next(iter(self.waiting)))
@@ -75,7 +76,7 @@ class Screening:
     def screen(self, patch: Patch, select: Sequence[str]) -> TestReport | None:
         """The candidate's report from a warm worker (prefetched or now), or None when no worker can run it."""
         ahead = self.waiting.pop((patch.key(), tuple(select)), None)
-        pool = self.ready_pool()
+        pool = self.ready_pool() if not self.retired else None
         if pool is None:
             return None
         report = ahead.result() if ahead is not None else self._screen(pool, patch, select)
@@ -88,7 +89,7 @@ class Screening:
               patch: Patch | None = None) -> TestReport | None:
         """Some tests again, not fail-fast, of the code as it is or with `patch` (`recorded`: what the report
         records besides results), or None when no worker can run them."""
-        pool = self.ready_pool()
+        pool = self.ready_pool() if not self.retired else None
         files = candidate_files(self.scratch, patch) if patch is not None else {}
         if pool is None or isinstance(files, TestReport):
             return None
@@ -96,6 +97,12 @@ class Screening:
         args = [*self.pytest_args, *selection_args(select, None)[0]]
         report = pool.run(files, args, self.run_cap(), wall, self.memory_mb, cpu, recorded=recorded)
         return None if report.problem else report
+
+    def retire(self) -> None:
+        """No warm worker for the rest of the run: a candidate failed there and ran cold (a conftest that
+        configures a library once a process, as Django's settings are, fails in every warm child). The
+        servers stay idle until the run closes them."""
+        self.retired = True
 
     def _screen(self, pool: WarmPool, patch: Patch, select: Sequence[str]) -> TestReport:
         files = candidate_files(self.scratch, patch)
