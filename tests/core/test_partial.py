@@ -5,12 +5,13 @@ scripted runner that knows which function each test runs; no processes, no files
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from fixloop.core.integrity import is_test_file
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Event, Outcome, Patch, Task, TestReport, TestResult, Status
+from fixloop.core.model import Event, Outcome, Patch, Status, Suspect, Task, TestReport, TestResult
 from fixloop.core.ports import Ports
 from tests.fakes import Call, ScriptedProposer, ScriptedRunner
 
@@ -40,7 +41,13 @@ def verdict(sources: Mapping[str, str], calls: Sequence[Call], env_test: str = E
 
 
 class SeeingRunner(ScriptedRunner):
-    """Recorded which function each test runs: the machine test runs `machine`, the others `inc`."""
+    """Recorded which function each test runs: the machine test runs `machine`, the others `inc`; `shared`:
+    a line every test ran (a helper both call)."""
+
+    shared: frozenset[tuple[str, int]] = frozenset()
+
+    def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
+        return frozenset({("m.py", 6) if "machine" in test else ("m.py", 2)}) | self.shared
 
     def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
         change = patch.changes[0]
@@ -48,10 +55,23 @@ class SeeingRunner(ScriptedRunner):
         return frozenset(t for t in tests if same["machine" if "machine" in t else "inc"])
 
 
-def _fix(candidates: list[str], runner: ScriptedRunner) -> tuple[Outcome, list[Event]]:
+@dataclass
+class Suspects:
+    """Ranks the lines it is given, best first."""
+
+    lines: tuple[tuple[str, int], ...]
+    runs_tests: bool = False
+    note: str = ""
+
+    def localize(self, report: TestReport, sources: Mapping[str, str], targets: Sequence[str]) -> tuple[Suspect, ...]:
+        return tuple(Suspect(path, line, 1.0 - n / 10) for n, (path, line) in enumerate(self.lines))
+
+
+def _fix(candidates: list[str], runner: ScriptedRunner,
+         suspects: tuple[tuple[str, int], ...] = (("m.py", 2), ("m.py", 6))) -> tuple[Outcome, list[Event]]:
     clock = itertools.count()  # one tick each time the loop looks: the run's time is its steps
     ports = Ports(runner=runner, proposers=[ScriptedProposer(candidates)], is_test_file=is_test_file,
-                  now=lambda: float(next(clock)))
+                  now=lambda: float(next(clock)), localizer=Suspects(suspects))
     events: list[Event] = []
     return drive(run(Task(Path("/ws")), ports, "r1"), events.append), events
 
@@ -101,3 +121,18 @@ def test_a_failing_test_that_fails_the_same_way_as_the_fixed_ones_is_not_set_apa
     outcome, _ = _fix([FIXES_INC], runner)
     assert outcome.status is not Status.FIXED and outcome.patch is None
     assert [c.select for c in runner.calls if c.patch is not None] == [("t.py::test_machine", "t.py::test_inc")]
+
+
+def test_failing_tests_that_ran_one_top_suspect_line_are_one_fault_however_they_fail() -> None:
+    """The machine's test and the others fail in different ways, but both ran a line the spectrum ranks among
+    the first: one fault seen from two sides, so a fix must make every one of them pass."""
+    runner = SeeingRunner({"m.py": SOURCE}, verdict)
+    runner.shared = frozenset({("m.py", 9)})
+    outcome, _ = _fix([FIXES_INC], runner, suspects=(("m.py", 9), ("m.py", 2), ("m.py", 6)))
+    assert outcome.status is not Status.FIXED and outcome.patch is None
+    # A line both ran that ranks below the first ten joins nothing.
+    runner = SeeingRunner({"m.py": SOURCE}, verdict)
+    runner.shared = frozenset({("m.py", 9)})
+    low = tuple(("n.py", n) for n in range(10))
+    outcome, _ = _fix([FIXES_INC], runner, suspects=(*low, ("m.py", 9)))
+    assert outcome.status is Status.FIXED and outcome.still_failing == (ENV_TEST,)

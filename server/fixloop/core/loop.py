@@ -16,7 +16,7 @@ from fixloop.core.flaky import flaky_among
 from fixloop.core.ahead import checked_ahead
 from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
-from fixloop.core.selection import Partial, Plan, in_part, judge, narrowing, still_failing
+from fixloop.core.selection import Partial, Plan, in_part, joined, judge, narrowing, still_failing
 from fixloop.core.ports import CallLogging, Ports, ProposalContext, Proposer
 from fixloop.core.signature import describe_collection_error, failure_ways, reflect, report_signature
 from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts, said
@@ -128,10 +128,8 @@ class _Run:
     def context(self) -> ProposalContext:
         ports, baseline, targets = self.ports, self.baseline, self.targets
         assert baseline is not None
-        sources = ports.runner.sources()
-        ctx = ProposalContext(sources=sources, baseline=baseline, target_tests=targets, is_test_file=ports.is_test_file,
-                              workspace=ports.runner.root)
-        return ctx
+        return ProposalContext(sources=ports.runner.sources(), baseline=baseline, target_tests=targets,
+                               is_test_file=ports.is_test_file, workspace=ports.runner.root)
 
     # ---- 2. retrieve, 3. localize ------------------------------------------------------------
     def retrieve(self, ctx: ProposalContext) -> Iterator[Event]:
@@ -151,6 +149,7 @@ class _Run:
         note = ""
         if localizer is not None:
             ctx.suspects = tuple(localizer.localize(ctx.baseline, ctx.sources, self.targets))
+            self.plan = joined(self.plan, self.ports.runner, ctx.suspects)  # ways that share a suspect: one fault
             self.test_runs += 1 if localizer.runs_tests else 0
             note = localizer.note
         self.durations["localize"] = self.ports.now() - t0

@@ -116,6 +116,9 @@ class Apart(Protocol):
 
     def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]: ...
 
+    def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
+        """The (path, line)s of project code `test` ran, or None when they were not recorded."""
+
 
 @runtime_checkable
 class Paired(Protocol):

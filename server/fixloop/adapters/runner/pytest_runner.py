@@ -142,6 +142,10 @@ class PytestRunner:
         """Those of `tests` whose recorded lines enter no function `patch` changes (their outcome stays)."""
         return apart(self._covered, patch, tests)
 
+    def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
+        files = self._covered.get(test)
+        return None if files is None else frozenset((path, n) for path, lines in files.items() for n in lines)
+
     def lanes(self) -> int:
         return self.screening.lanes()
 
