@@ -214,10 +214,10 @@ class _Run:
     def search_time_up(self, proposer: Proposer) -> _End | None:
         """The offline search's own time limit: never after a fix (the overfitting guard's few candidates),
         never for a model, which has its own budgets. After a fix of some failing tests, a fix of all of them is
-        looked for as long again as the first took to find."""
+        looked for a little longer (`Partial.waited`)."""
         if self.winner is not None:
             return None
-        if self.partial is not None and self.partial.waited(self.ports.now(), self.started):
+        if self.partial is not None and self.partial.waited(self.ports.now(), self.durations["baseline"]):
             return _End(Status.GAVE_UP, "no fix of every failing test followed the fix of some")
         if proposer.adaptive:
             return None

@@ -45,9 +45,11 @@ class Partial:
     still: tuple[str, ...]  # the failing tests it leaves failing
     at: float  # when it was found
 
-    def waited(self, now: float, started: float) -> bool:
-        """The run has looked for a whole fix as long again as it took to find this one."""
-        return now - self.at > self.at - started
+    def waited(self, now: float, baseline: float) -> bool:
+        """The run has looked for a whole fix for about one baseline's time since (at least 2 s), as it looks
+        for a smaller fix after a whole one: a single change that fixes tests which share no code it changes
+        with the rest is rare, so a long search for it is mostly wasted."""
+        return now - self.at > max(2.0, baseline)
 
 
 FOCUS_SHARE = 0.25  # the spectrum's tests may take this share of what the baseline's tests took...
