@@ -151,3 +151,25 @@ def test_failing_tests_that_ran_one_top_suspect_line_are_one_fault_however_they_
     low = tuple(("n.py", n) for n in range(10))
     outcome, _ = _fix([FIXES_INC], runner, suspects=(*low, ("m.py", 9)))
     assert outcome.status is Status.FIXED and outcome.still_failing == (ENV_TEST,)
+
+
+class ReadingAheadRunner(SeeingRunner):
+    """Has a spare lane: the loop hands it candidates to screen ahead."""
+
+    def __init__(self, sources: Mapping[str, str], judge: object) -> None:
+        super().__init__(sources, judge)  # type: ignore[arg-type]
+        self.ahead: list[tuple[str, ...]] = []
+
+    def lanes(self) -> int:
+        return 2
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        self.ahead.append(tuple(select))
+
+
+def test_a_candidate_read_ahead_is_screened_on_the_tests_the_loop_will_ask_for() -> None:
+    runner = ReadingAheadRunner({"m.py": SOURCE}, verdict)
+    outcome, _ = _fix([useless(1), FIXES_INC], runner)
+    assert outcome.still_failing == (ENV_TEST,)
+    screened = [c.select for c in runner.calls if c.patch is not None and c.fail_fast]
+    assert runner.ahead and set(runner.ahead) == set(screened) == {("t.py::test_inc",)}

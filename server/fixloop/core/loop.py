@@ -16,7 +16,7 @@ from fixloop.core.flaky import flaky_among
 from fixloop.core.ahead import checked_ahead
 from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
-from fixloop.core.selection import Partial, Plan, in_part, joined, judge, narrowing, still_failing
+from fixloop.core.selection import Partial, Plan, in_part, joined, judge, narrowing, screened_on, still_failing
 from fixloop.core.ports import CallLogging, Ports, ProposalContext, Proposer
 from fixloop.core.signature import describe_collection_error, failure_ways, reflect, report_signature
 from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts, said
@@ -185,7 +185,8 @@ class _Run:
 
     def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
         self.last_signatures.clear()
-        for patch, early_verdict in checked_ahead(proposer, ctx, self.ports, self.targets, self.worth_screening):
+        screened = (lambda p: screened_on(self.ports.runner, p, self.plan))  # the tests a candidate is screened on
+        for patch, early_verdict in checked_ahead(proposer, ctx, self.ports, screened, self.worth_screening):
             yield from self.notes(proposer)
             stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer)
             if stop:

@@ -160,8 +160,7 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
                         "ran": len(report.results), "seconds": round(report.duration, 3)})
         return report
 
-    apart = _apart(runner, patch, plan)
-    targets = tuple(t for t in plan.targets if t not in apart)
+    targets = screened_on(runner, patch, plan)
     status = "failed"
     passed = _targets_pass(tests(targets or plan.scope, True, "targets" if targets else "scope"), targets)
     covering = _covering(runner, patch, plan) if passed else None
@@ -258,14 +257,15 @@ def joined(plan: Plan, runner: TestRunner, suspects: Sequence[Suspect]) -> Plan:
     return replace(plan, ways=tuple(tests for tests, _ in groups))
 
 
-def _apart(runner: TestRunner, patch: Patch, plan: Plan) -> frozenset[str]:
-    """The failing tests a patch cannot change, when they make up whole ways of failing and leave some
-    failing test to judge it on: failing in another way, they are another fault (or the machine's)."""
+def screened_on(runner: TestRunner, patch: Patch, plan: Plan) -> tuple[str, ...]:
+    """The failing tests a candidate is screened on: all of them, less those it cannot change when they
+    make up whole ways of failing and leave some failing test to judge it on (failing in another way, they
+    are another fault, or the machine's)."""
     if len(plan.ways) < 2 or not isinstance(runner, Apart):
-        return frozenset()
+        return plan.targets
     apart = runner.apart(patch, plan.targets)
     whole = frozenset(t for way in plan.ways if way <= apart for t in way)
-    return whole if whole < set(plan.targets) else frozenset()
+    return tuple(t for t in plan.targets if t not in whole) if whole < set(plan.targets) else plan.targets
 
 
 def _covering(runner: TestRunner, patch: Patch, plan: Plan) -> tuple[str, ...] | None:
