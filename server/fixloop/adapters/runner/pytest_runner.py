@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,6 +33,7 @@ from fixloop.adapters.runner.canary import CANARY_PATH, SOURCE, canary_problem, 
 from fixloop.adapters.runner.cold import ColdRunner
 from fixloop.adapters.runner.covering import apart, covering
 from fixloop.adapters.runner.declared import Offer, install_offer, only_imports_fail
+from fixloop.adapters.runner.halves import duplicated, halves, lost, merged
 from fixloop.adapters.runner.listing import CopyRule
 from fixloop.adapters.runner.missing import explain
 from fixloop.adapters.runner.prepare import Prepared, coverage_policy, prepare, warm_policy
@@ -76,6 +78,7 @@ class PytestRunner:
         self._cold_noted = False
         self.install_offer: Offer | None = None  # a missing package that is all that fails, when the baseline says
         self.passed_before: frozenset[str] = frozenset()  # the baseline's passing tests
+        self._halves: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # the suite's files, in two (halves.py)
         self._original_values: dict[tuple[tuple[str, ...], str], Calls | None] = {}
         self.cold = ColdRunner(self.scratch, sandbox, self.python, limits, self.pytest_args)
         self.screening = Screening(self.scratch, sandbox, self.python, warm_policy(prepared.policy, prepared),
@@ -188,6 +191,8 @@ class PytestRunner:
                 self.notes.append(f"a candidate ran without the warm worker ({self.screening.problem[:300]})")
         if patch is None:
             return self._unpatched(select, fail_fast)
+        if not screening and not select and self._halves is not None:
+            return self._in_halves(patch)
         screen = self.clock.screening(select) if screening else None
         report = self.cold.run(patch, select, fail_fast, screen.default if screen else self.clock.limits(False),
                                self.policy, cap=self.run_cap(), per_test_limits=screen.per_test if screen else None)
@@ -216,6 +221,7 @@ class PytestRunner:
         self.clock.observe(report)
         if first:
             self.passed_before = frozenset(r.nodeid for r in report.passed)
+            self._halves = halves(report) if not select and len(os.sched_getaffinity(0)) > 1 else None
         if first and not report.ok and not report.problem:
             self.screening.widen()  # a failure to fix: the search will want every lane
         if first and report.harness:
@@ -237,6 +243,29 @@ class PytestRunner:
             elif offer is not None:
                 self.notes.append(offer.advice())
         return report
+
+    def _in_halves(self, patch: Patch) -> TestReport:
+        """The whole suite with `patch` as two processes at once, each on its own copy (halves.py); in one
+        process when a test that passed before does not pass there, and from then on when one process
+        passes what the two failed."""
+        assert self._halves is not None
+        limits, cap = self.clock.limits(False), self.run_cap()
+        with ThreadPoolExecutor(2, thread_name_prefix="fixloop-half") as pool:
+            first, second = pool.map(lambda files: self.cold.run(patch, files, False, limits, self.policy, cap=cap),
+                                     self._halves)
+        report = merged(first, second)
+        if duplicated(report.results):
+            self._halves = None  # the project's own arguments name paths: each half ran all of them
+        doubt = lost(report, self.passed_before)
+        if not doubt or report.problem:
+            return report
+        whole = self.cold.run(patch, (), False, limits, self.policy, cap=cap)
+        apart = sorted(set(doubt) - set(lost(whole, self.passed_before)))
+        if apart and self._halves is not None:
+            self._halves = None
+            self.notes.append(f"{apart[0]} passes when the whole suite runs in one process, not in half of it: "
+                              "the suite runs in one process from now on")
+        return whole
 
     def _baseline(self, select: Sequence[str], fail_fast: bool) -> TestReport:
         """The first run has no cap but the user's or the run's wall time, stops the run when cut, and judges
