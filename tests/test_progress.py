@@ -44,6 +44,26 @@ def test_search_shows_candidate_n_of_n_the_suspect_and_the_time_left() -> None:
         "9m36s left before the wall-time limit, 2.0 s a candidate")
 
 
+def test_the_offline_search_shows_what_is_left_of_its_own_time() -> None:
+    """The search stops at `search_factor` baselines (at least 30 s): its candidates are bound by that, a
+    model's are not."""
+    p = RunProgress()
+    p.update(_event("started", 0.0, limits={"wall_seconds": 600.0, "max_candidates": 400, "search_factor": 6.0}))
+    p.update(_event("baseline", 10.0, passed=9, failed=2, seconds=10.0))
+    p.update(_event("localized", 12.0))
+    for n, t in ((1, 20.0), (2, 22.0), (3, 24.0)):
+        p.update(_event("candidate", t, n, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    assert p.line(24.0).endswith(", 36 s left of the offline search's time, 2.0 s a candidate")
+    p.update(_event("candidate", 26.0, 4, where="m.py:1", operator="edit", proposer="llm", limit=400))
+    assert p.line(26.0).endswith("9m34s left before the wall-time limit, 2.0 s a candidate")
+    short = RunProgress()
+    short.update(_event("started", 0.0, limits={"wall_seconds": 600.0, "max_candidates": 400, "search_factor": 6.0}))
+    short.update(_event("baseline", 1.0, passed=9, failed=2, seconds=1.0))
+    short.update(_event("candidate", 2.0, 1, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    short.update(_event("candidate", 3.0, 2, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    assert short.line(3.0).endswith(", 27 s left of the offline search's time, 1.0 s a candidate")  # the 30 s floor
+
+
 def test_confirm_says_the_whole_suite_runs() -> None:
     p = _searching(40)
     p.update(_event("confirming", 25.0, 3))

@@ -2,8 +2,9 @@
 
 Folded from the loop's events. The terminal (`fixloop fix`) and the editor (`$/progress`) show the same
 line, e.g. `search: candidate 37/400, calc/ops.py:12 swap_comparison (`>` -> `>=`), ~2m10s left at 0.4 s a
-candidate`. N is the candidate limit; the time left is the smaller of the wall-time budget still unspent and
-what the remaining candidates would take at the pace so far. Everything from the project is `printable`.
+candidate`. N is the candidate limit; the time left is the smallest of the wall-time budget still unspent, what
+is left of the offline search's own time (`search_factor` baselines) while its candidates are tried, and what
+the remaining candidates would take at the pace so far. Everything from the project is `printable`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from fixloop.core.limits import SEARCH_FLOOR
 from fixloop.core.model import Event
 from fixloop.kit.printable import printable
 
@@ -52,6 +54,9 @@ class RunProgress:
     failed: int = 0
     iteration: int = 0
     tokens: int = 0
+    search_factor: float = 0.0  # the offline search's time in baselines (0: no such limit)
+    baseline_seconds: float | None = None  # what the baseline took, once it said
+    proposer: str = ""  # of the candidate being tried: a model's are not bound by the offline search's time
 
     def update(self, event: Event) -> bool:
         """Take one event; True when the run moved to another phase."""
@@ -62,8 +67,13 @@ class RunProgress:
             if isinstance(limits, Mapping):
                 self.wall = float(limits.get("wall_seconds") or 0.0)
                 self.limit = _int(limits.get("max_candidates"), self.limit)
+                factor = limits.get("search_factor")
+                self.search_factor = float(factor) if isinstance(factor, (int, float)) else 0.0
         elif event.kind in ("baseline", "tested"):
             self.passed, self.failed = _int(d.get("passed"), self.passed), _int(d.get("failed"), self.failed)
+            seconds = d.get("seconds")
+            if event.kind == "baseline" and isinstance(seconds, (int, float)):
+                self.baseline_seconds = float(seconds)
         elif event.kind == "candidate" and event.candidate is not None:
             self._candidate(event)
         if "iteration" in d:
@@ -84,6 +94,7 @@ class RunProgress:
         self.latest_at = event.time
         self.where = printable(d.get("where") or "")
         self.operator = printable(d.get("operator") or "")
+        self.proposer = str(d.get("proposer") or "")
         summary = str(d.get("summary") or "")
         if self.where and summary.startswith(self.where + ": "):  # the offline engine's labels repeat the place
             summary = summary[len(self.where) + 2:]
@@ -98,17 +109,28 @@ class RunProgress:
         done = max(0.0, self.latest_at - self.first_at) / (self.candidate - 1)
         return max(done, (now - self.first_at) / self.candidate)
 
+    def search_left(self, now: float) -> float | None:
+        """What is left of the offline search's own time (core/limits.search_time_up), while it searches."""
+        if self.search_factor <= 0 or self.baseline_seconds is None or self.started is None or self.proposer == "llm":
+            return None
+        return max(SEARCH_FLOOR, self.search_factor * self.baseline_seconds) - (now - self.started)
+
     def time_left(self, now: float) -> str:
-        """The smaller of the wall budget left and the estimate at the pace so far, saying which it is."""
+        """The smallest of the wall budget left, the offline search's time left and the estimate at the pace
+        so far, saying which it is."""
         per = self.seconds_per_candidate(now)
         wall_left = self.wall - (now - self.started) if self.wall and self.started is not None else None
         estimate = per * max(0, self.limit - self.candidate) if per is not None and self.limit else None
-        if estimate is not None and (wall_left is None or estimate <= wall_left):
+        bounds = [b for b in (wall_left, self.search_left(now)) if b is not None]
+        bound = min(bounds, default=None)
+        if estimate is not None and (bound is None or estimate <= bound):
             return f"~{duration(estimate)} left at {per:.1f} s a candidate"
-        if wall_left is None:
+        if bound is None:
             return ""
         pace = f", {per:.1f} s a candidate" if per is not None else ""
-        return f"{duration(wall_left)} left before the wall-time limit{pace}"
+        if bound != wall_left:
+            return f"{duration(bound)} left of the offline search's time{pace}"
+        return f"{duration(bound)} left before the wall-time limit{pace}"
 
     def line(self, now: float) -> str:
         """The one line to show now."""
