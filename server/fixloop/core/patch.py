@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from fixloop.core.model import FileChange, Patch
+
+# A hunk's header as `unified_diff` writes it: old start, old length, new start, new length (lengths optional).
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ Pure functions, except `FixDetails`, which reads the stored edits of the fixes a
 from __future__ import annotations
 
 import os
-import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from fixloop.core.model import FileChange, Patch, PatternHit
-from fixloop.core.patch import TextEdit, apply_edits, unified_diff
+from fixloop.core.patch import HUNK_HEADER, TextEdit, apply_edits, unified_diff
 from fixloop.kit.syntax import parse
 from fixloop.kit.treesitter import parser
 from fixloop.kit.shapes import Token, parse_edits, shape_of, statements, transfer
@@ -33,7 +32,6 @@ MAX_REMADE = 4_096  # statements whose re-made fix is kept between checks of a d
 _REMADE: dict[tuple[object, ...], tuple[str | None, str]] = {}
 _LOCK = threading.Lock()  # the language server checks documents on worker threads
 CONTEXT = 3  # lines of context in a diff, as `core.patch.unified_diff` makes them
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.M)
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,11 @@ class _Document:
         old = "".join(all_lines[lo:hi])
         new = "".join(all_lines[lo:line - 1]) + after + "".join(all_lines[end_line:hi])
         text = unified_diff(Patch((FileChange(self.path, old, new),), "memory", "replay"), CONTEXT)
-        return _HUNK.sub(lambda m: f"@@ -{int(m[1]) + lo}{m[2] or ''} +{int(m[3]) + lo}{m[4] or ''} @@", text)
+        return HUNK_HEADER.sub(lambda m: f"@@ -{int(m[1]) + lo}{_length(m[2])} +{int(m[3]) + lo}{_length(m[4])} @@", text)
+
+
+def _length(group: str | None) -> str:
+    return f",{group}" if group is not None else ""
 
 
 def _point(data: bytes, offset: int) -> tuple[int, int]:

@@ -3,11 +3,11 @@ applied where each hunk's old lines still stand, so the editors can reopen an ol
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+from fixloop.core.patch import HUNK_HEADER
+
 MAX_FILES = 50
 
 
@@ -38,7 +38,7 @@ def parse(text: str) -> list[FileDiff]:
             hunk = None
         elif line.startswith("--- "):
             hunk = None
-        elif current is not None and (m := _HEADER.match(line)):
+        elif current is not None and (m := HUNK_HEADER.match(line)):
             hunk = (max(0, int(m.group(1)) - 1), [], [])
             current.hunks.append(hunk)
         elif hunk is not None and line[:1] in (" ", "-", "+"):
