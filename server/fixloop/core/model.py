@@ -80,6 +80,13 @@ class TestResult:
     seconds: float = 0.0  # the whole test, setup to teardown, when the runner measured it
 
     @property
+    def took(self) -> float:
+        """What the test took: fixloop's own clock over the whole test (set-up to teardown) when it measured
+        it, else pytest's time of its call. pytest's own times follow a clock the test fakes (freezegun moves
+        them by the hours the test travels), fixloop's does not."""
+        return self.seconds if self.seconds > 0 else self.duration
+
+    @property
     def hung(self) -> bool:
         """Stopped at a time limit (a soft one, or the run was killed inside this test)."""
         return self.exc_type == "Timeout" and self.outcome in ("failed", "error")

@@ -107,10 +107,6 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return n
 
 
-def _took(r: TestResult) -> float:
-    return max(r.duration, r.seconds)
-
-
 PER_TEST_CAP = 0.1  # seconds of pytest's own time one test is charged at most (the rest is not per test)
 
 
@@ -120,9 +116,9 @@ def _costs(baseline: TestReport) -> Callable[[TestResult], float]:
     is most of a run, and traced it grows with the rest: budgeting on the tests' own times alone recorded
     300 tests where 100 were meant."""
     results = baseline.results
-    spent = sum(_took(r) for r in results)
+    spent = sum(r.took for r in results)
     share = min(PER_TEST_CAP, max(0.0, baseline.duration - spent) / len(results)) if results else 0.0
-    return lambda r: _took(r) + share
+    return lambda r: r.took + share
 
 
 LONG_SUITE = 10.0  # seconds of tests in the baseline from which the run says that it narrows
@@ -135,7 +131,7 @@ def narrowing(runner: TestRunner, baseline: TestReport, targets: tuple[str, ...]
     suite, so even on a suite of seconds a candidate that breaks a test beside the failing one is caught
     there, not by a whole run."""
     after = limits.select_covering_after
-    took = sum(max(r.duration, r.seconds) for r in baseline.results if not r.hung)
+    took = sum(r.took for r in baseline.results if not r.hung)
     if not isinstance(runner, Covering) or not targets or took < after:
         return False, ""
     if took < max(after, LONG_SUITE):

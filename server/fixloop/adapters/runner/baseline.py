@@ -94,7 +94,7 @@ def rejudged(baseline: TestReport, verdicts: Mapping[str, TestResult], runs: Seq
     notes: list[str] = []
     slow = [r for r in seen.values() if not r.hung]
     if slow:
-        named = ", ".join(f"{r.nodeid} ({max(r.seconds, r.duration):.1f} s, {r.outcome})" for r in slow[:5])
+        named = ", ".join(f"{r.nodeid} ({r.took:.1f} s, {r.outcome})" for r in slow[:5])
         notes.append(f"{len(slow)} test(s) ran past the baseline's hang probe or per-test limit but finished when "
                      f"run again alone, without the coverage tracer: slow, not stuck: {named}"
                      + (" ..." if len(slow) > 5 else ""))

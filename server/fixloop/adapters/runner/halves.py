@@ -25,7 +25,7 @@ def halves(baseline: TestReport) -> tuple[tuple[str, ...], tuple[str, ...]] | No
     error the halves would not collect again)."""
     if baseline.problem or baseline.timed_out or baseline.collection_errors:
         return None
-    took = [max(r.duration, r.seconds) for r in baseline.results]
+    took = [r.took for r in baseline.results]
     # What the run took beyond the tests' own times is pytest's start and collection, and its time per test.
     share = min(PER_TEST, max(0.0, baseline.duration - sum(took)) / max(1, len(took)))
     weight: dict[str, float] = defaultdict(float)

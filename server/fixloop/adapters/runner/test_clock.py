@@ -114,7 +114,7 @@ class TestClock:
 
 def _spent(result: TestResult) -> float:
     """A test's time: the whole test when measured, else its call."""
-    return max(result.duration, result.seconds)
+    return result.took
 
 
 def _selected(nodeid: str, chosen: set[str]) -> bool:
