@@ -9,7 +9,7 @@ from fixloop.engines.repair.context import facts
 from fixloop.engines.repair.kinds import kind_of, may_stand_for
 from fixloop.engines.repair.conditions import none_check
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
-from fixloop.engines.repair.offsets import argument_offset, operand_offset, return_offset
+from fixloop.engines.repair.offsets import argument_offset, assignment_offset, operand_offset, return_offset
 from fixloop.engines.repair.search import single_candidates, varied
 from fixloop.kit.syntax import Offsets, parse, text_of, walk
 from tests.repair.test_operators import contains, results
@@ -213,6 +213,34 @@ def test_operand_offset_inside_a_product_but_not_on_literals_or_strings() -> Non
     assert results(operand_offset, "def f(n):\n    return (n - 1) * 7\n") == {"def f(n):\n    return n * 7\n"}
     assert results(operand_offset, 'def f(x):\n    return "%s!" % x\n') == set()
     assert results(operand_offset, "def f(n):\n    return n + 7\n") == set()  # return_offset's
+
+
+BISECT = src('''
+    def first_false(flags):
+        lo, hi = 0, len(flags)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if flags[mid]:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+''')
+
+
+def test_assignment_offset_moves_a_bound_by_one_and_takes_one_back() -> None:
+    assert contains(assignment_offset, BISECT, BISECT.replace("lo = mid\n", "lo = mid + 1\n"))
+    assert contains(assignment_offset, BISECT, BISECT.replace("hi = mid\n", "hi = mid - 1\n"))
+    assert results(assignment_offset, "def f(n):\n    end = n - 1\n    return end\n") == {
+        "def f(n):\n    end = n\n    return end\n"}
+    self_pos = "class C:\n    def f(self, n):\n        self.pos = n\n"
+    assert contains(assignment_offset, self_pos, self_pos.replace("= n", "= n + 1"))
+
+
+def test_assignment_offset_leaves_what_is_no_number_alone() -> None:
+    for body in ('x = "a"', "x = [y]", "x = y < 1", "x = 3", "a, b = y, 1", "x = y.split()", "x = None",
+                 "x = not y"):
+        assert results(assignment_offset, f"def f(y):\n    {body}\n    return x\n") == set(), body
 
 
 def test_offsets_rank_below_the_one_token_operators() -> None:

@@ -9,7 +9,7 @@ from fixloop.engines.repair.conditions import loop_condition, none_check, return
 from fixloop.engines.repair.ingredients import insert_statement
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
 from fixloop.engines.repair.members import add_member
-from fixloop.engines.repair.offsets import argument_offset, operand_offset, return_offset
+from fixloop.engines.repair.offsets import argument_offset, assignment_offset, operand_offset, return_offset
 from fixloop.engines.repair.operators import DEFAULT_PRIORS as BASIC_PRIORS, OPERATORS as BASIC, Operator
 from fixloop.engines.repair.reshape import call_argument, clamp, reshape_name, same_shape
 
@@ -27,9 +27,9 @@ INGREDIENT_PRIORS: dict[str, float] = {
 # factor's offset below the catalog's later variants at the line too (`x * 2 - 1`: `-` -> `+` before
 # `(x + 1) * 2 - 1`, which passes the same tests).
 VALUE_OPERATORS: tuple[Operator, ...] = (binding_value, binding_name, return_offset, argument_offset, operand_offset,
-                                         none_check, format_precision, add_member)
+                                         assignment_offset, none_check, format_precision, add_member)
 VALUE_PRIORS: dict[str, float] = {"binding_value": 0.8, "return_offset": 0.55, "argument_offset": 0.45,
-                                  "operand_offset": 0.3, "none_check": 0.6, "format_precision": 0.6,
+                                  "operand_offset": 0.3, "assignment_offset": 0.4, "none_check": 0.6, "format_precision": 0.6,
                                   "add_member": 0.5}
 
 OPERATORS: tuple[Operator, ...] = BASIC + VALUE_OPERATORS + INGREDIENT_OPERATORS

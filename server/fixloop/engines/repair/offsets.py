@@ -5,6 +5,8 @@
 - `argument_offset`: `f(n)` -> `f(n + 1)` (or `- 1`), keyword values too; `f(n - 1)` -> `f(n)`.
 - `operand_offset`: `abs(n) * 7` -> `(abs(n) - 1) * 7` (or `+ 1`); `(n - 1) * 7` -> `n * 7`: the offset
   inside a product, a quotient or a remainder, where appending it to the whole would scale it.
+- `assignment_offset`: `lo = mid` -> `lo = mid + 1` (or `- 1`); `hi = mid - 1` -> `hi = mid`: a bound that a
+  loop moves (a binary search that never ends, a window one short), a position kept in a name.
 
 `bound_nudge` already covers range() bounds, slices and subscripts, and `integer_nudge` literals. An
 offset is appended only where a number may be: a known number (a length, a count, arithmetic, a name
@@ -76,6 +78,15 @@ def operand_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
         for sign in ("-", "+"):
             new = f"({old} {sign} 1)"
             yield Mutation.replacing("operand_offset", side, off, new, f"{old} -> {new}", weight)
+
+
+def assignment_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
+    if node.type != "assignment":
+        return
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("identifier", "attribute") or right.type in ("integer", "float"):
+        return  # `a, b = ...` unpacks; a literal is integer_nudge's
+    yield from _offsets("assignment_offset", right, off, f"{text_of(left).split('.')[-1]} = ")
 
 
 def _offsets(operator: str, expr: Node, off: Offsets, before: str, after: str = "") -> Iterator[Mutation]:
