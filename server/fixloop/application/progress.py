@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from fixloop.core.limits import SEARCH_FLOOR
+from fixloop.core.limits import search_budget
 from fixloop.core.model import Event
 from fixloop.kit.printable import printable
 
@@ -111,9 +111,10 @@ class RunProgress:
 
     def search_left(self, now: float) -> float | None:
         """What is left of the offline search's own time (core/limits.search_time_up), while it searches."""
-        if self.search_factor <= 0 or self.baseline_seconds is None or self.started is None or self.proposer == "llm":
+        if self.baseline_seconds is None or self.started is None or self.proposer == "llm":
             return None
-        return max(SEARCH_FLOOR, self.search_factor * self.baseline_seconds) - (now - self.started)
+        budget = search_budget(self.search_factor, self.baseline_seconds)
+        return None if budget is None else budget - (now - self.started)
 
     def time_left(self, now: float) -> str:
         """The smallest of the wall budget left, the offline search's time left and the estimate at the pace

@@ -35,14 +35,20 @@ def reached(limits: Limits, elapsed: float, candidates: int, iterations: int, sp
     return None
 
 
+def search_budget(factor: float, baseline_seconds: float) -> float | None:
+    """The seconds of run the offline search may take: `factor` baselines, at least SEARCH_FLOOR (None: no
+    such limit)."""
+    return max(SEARCH_FLOOR, factor * baseline_seconds) if factor > 0 else None
+
+
 def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float) -> tuple[str, str] | None:
     """The offline search ends once the run has taken `search_factor` times the baseline (at least
     SEARCH_FLOOR s): a bug it has not fixed by then is seldom fixed later, and the user waits on it; the
     whole run counts, so a failed run ends within a known multiple of one plain run of the suite
     (0: no such limit)."""
     factor = limits.search_factor
-    budget = max(SEARCH_FLOOR, factor * baseline_seconds)
-    if factor <= 0 or elapsed <= budget:
+    budget = search_budget(factor, baseline_seconds)
+    if budget is None or elapsed <= budget:
         return None
     return "search_factor", (f"the offline search stopped when the run had taken {budget:.0f} s "
                              f"(search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s)")
