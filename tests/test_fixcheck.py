@@ -20,8 +20,7 @@ TESTS = "from pkg.mod import over\n\n\ndef test_at_the_limit():\n    assert over
 
 def check(root: Path, patch: Patch, overlays: dict[str, str] | None = None) -> tuple[FixCheck, list[Event]]:
     events: list[Event] = []
-    session = FixCheck(root, Settings(python=PYTHON), patch, overlays if overlays is not None else {},
-                       {"memory_id": "m1"})
+    session = FixCheck(root, Settings(python=PYTHON), patch, overlays if overlays is not None else {}, "m1")
     session.run(events.append)
     return session, events
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.core.model import Event, Outcome, Status
+from fixloop.application.result import RunResult
 from fixloop.application.runlog import RunLog, record_decision
 
 OUTCOME = Outcome(Status.NOTHING_TO_FIX, "r1", "all tests pass")
@@ -22,7 +23,7 @@ def _log(ws: Path, run_id: str = "r1") -> RunLog:
 
 def test_a_plain_workspace_gets_its_log_under_dot_fixloop(tmp_path: Path) -> None:
     log = _log(tmp_path)
-    summary = log.finish(OUTCOME)
+    summary = log.finish(RunResult(OUTCOME)).as_json()
     run_dir = tmp_path / ".fixloop" / "runs" / "r1"
     assert log.dir == run_dir and summary["run_dir"] == str(run_dir) and summary["run_log_notice"] == ""
     assert (tmp_path / ".fixloop" / ".gitignore").read_text() == "*\n"
@@ -36,7 +37,7 @@ def test_a_plain_workspace_gets_its_log_under_dot_fixloop(tmp_path: Path) -> Non
 def test_a_users_own_gitignore_is_kept(tmp_path: Path) -> None:
     (tmp_path / ".fixloop").mkdir()
     (tmp_path / ".fixloop" / ".gitignore").write_text("runs/\n")
-    _log(tmp_path).finish(OUTCOME)
+    _log(tmp_path).finish(RunResult(OUTCOME))
     assert (tmp_path / ".fixloop" / ".gitignore").read_text() == "runs/\n"
 
 
@@ -62,7 +63,7 @@ def test_a_planted_link_is_refused_and_the_log_goes_elsewhere(tmp_path: Path, pl
         (ws / ".fixloop").mkdir()
         os.symlink(outside, ws / ".fixloop" / "runs")
     log = _log(ws)
-    summary = log.finish(OUTCOME)
+    summary = log.finish(RunResult(OUTCOME)).as_json()
     assert sorted(os.listdir(outside)) == ["bashrc"] and rc.read_text() == "# rc\n"
     assert not log.dir.is_relative_to(ws) and (log.dir / "summary.json").is_file()
     label = ".fixloop" if planted == ".fixloop-file" else planted.replace("dangling-gitignore", ".fixloop/.gitignore")
@@ -74,7 +75,7 @@ def test_a_planted_link_is_refused_and_the_log_goes_elsewhere(tmp_path: Path, pl
 
 
 def test_a_decision_never_follows_a_planted_file_link(tmp_path: Path) -> None:
-    _log(tmp_path).finish(OUTCOME)
+    _log(tmp_path).finish(RunResult(OUTCOME))
     target = tmp_path / "victim"
     target.write_text("keep\n")
     os.symlink(target, tmp_path / ".fixloop" / "runs" / "r1" / "decisions.jsonl")
@@ -91,7 +92,7 @@ def test_a_read_only_workspace_logs_to_a_private_folder(tmp_path: Path) -> None:
     os.chmod(ws, 0o555)
     try:
         log = _log(ws)
-        summary = log.finish(OUTCOME)
+        summary = log.finish(RunResult(OUTCOME)).as_json()
     finally:
         os.chmod(ws, 0o755)
     assert not log.dir.is_relative_to(ws) and "this run's log is in" in summary["run_log_notice"]

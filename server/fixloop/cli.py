@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import tomllib
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,7 +22,7 @@ from fixloop.application.config import Settings, load, project_settings, sandbox
 from fixloop.core.model import Scope, Status
 from fixloop.kit.printable import log_to, printable, shown
 from fixloop.kit.screen import console, print_diff
-from fixloop.run_display import RunDisplay, show_audit, show_end
+from fixloop.run_display import RunDisplay, fixed_by, show_audit, show_end
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -127,29 +128,49 @@ def fix(
     if installed is not None and installed["ok"]:  # the package is there now: the same run again
         session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
         outcome = _run(session, quiet)
-    summary = {**session.summary, "applied": False, **({"installed": installed} if installed is not None else {})}
+    result = session.summary
     if goal is not None and not as_json:
-        show_goal(summary, err)
-    if goal is not None and summary.get("goal_problem") == "usage":
+        show_goal(result, err)
+    if goal is not None and result.get("goal_problem") == "usage":
         if not as_json:
             err.print(f"[red]error:[/] {shown(outcome.message, multiline=True)}")
         else:
-            sys.stdout.write(json.dumps(summary) + "\n")
+            sys.stdout.write(json.dumps(result) + "\n")
         raise typer.Exit(EXIT_USAGE)
+    offered = Offered(installed=installed)
     if outcome.status is Status.FIXED and outcome.patch is not None:
-        _offer(session, workspace, outcome, summary, yes, dry_run, as_json)
-        _tell_source(workspace, outcome.run_id, summary, as_json)
+        offered = _offer(session, workspace, outcome, result, yes, dry_run, as_json, installed)
+        if not as_json:
+            err.print(fixed_by(result.get("source") or "", offered.saved))
     elif not as_json:
         colour = "yellow" if outcome.status in (Status.NOTHING_TO_FIX, Status.FLAKY) else "red"
         err.print(f"[{colour}]{outcome.status.value}:[/] {shown(outcome.message, multiline=True)}")
-        show_end(err, summary)
+        show_end(err, result)
     if not as_json:
-        err.print(f"{summary['candidates_evaluated']} candidates, {summary['test_runs']} test runs, "
-                  f"{summary['wall_seconds']} s; run log: {shown(summary['run_dir'])}")
+        err.print(f"{result['candidates_evaluated']} candidates, {result['test_runs']} test runs, "
+                  f"{result['wall_seconds']} s; run log: {shown(result['run_dir'])}")
     else:
-        sys.stdout.write(json.dumps(summary) + "\n")
-    raise typer.Exit(exit_code(outcome.status, bool(summary.get("conflicts") or summary.get("blocked")),
-                               session.setup_error))
+        sys.stdout.write(json.dumps(offered.summary(result)) + "\n")
+    raise typer.Exit(exit_code(outcome.status, bool(offered.conflicts or offered.blocked), session.setup_error))
+
+
+@dataclass(frozen=True)
+class Offered:
+    """What became of a run's fix on the terminal, added to its summary for `--json`."""
+
+    applied: bool = False
+    blocked: str = ""  # "audit": a high finding stopped --yes (not a decision of the user's)
+    conflicts: tuple[str, ...] = ()  # why it could not be applied
+    said: tuple[str, ...] = ()  # what the user's on_apply hook said
+    saved: dict[str, Any] | None = None  # what the fix saved against the generic search (history/sources.py)
+    fixed: bool = False  # a fix was offered (only then is `saved` told)
+    installed: dict[str, Any] | None = None  # the package installed (or declined) before the run
+
+    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
+        hooks = [*result.get("hooks", []), *self.said]
+        return {**result, "applied": self.applied, **({"installed": self.installed} if self.installed else {}),
+                **({"hooks": hooks} if hooks else {}), **({"conflicts": list(self.conflicts)} if self.conflicts else {}),
+                **({"blocked": self.blocked} if self.blocked else {}), **({"saved": self.saved} if self.fixed else {})}
 
 
 def _with_places(overrides: dict[str, Any], sandbox: str | None, memory: str | None, no_memory: bool) -> dict[str, Any]:
@@ -173,27 +194,6 @@ def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
     if rec is None or rec["status"] != "fixed":
         return None
     return saving(rec, baselines(r for r in records if r["run_id"] != run_id))
-
-
-def _tell_source(workspace: Path, run_id: str, summary: dict[str, Any], as_json: bool) -> None:
-    """The fix's source and what it saved: in the JSON summary (`saved`), and in words on the terminal."""
-    summary["saved"] = _saved(workspace, run_id)
-    if not as_json:
-        err.print(_fixed_by(summary))
-
-
-def _fixed_by(summary: dict[str, Any]) -> str:
-    """One line: where the fix came from and, where the history can tell, what that saved."""
-    from fixloop.core.sources import WORDS
-
-    text = f"source: {WORDS.get(summary.get('source') or '', 'another proposer')}"
-    saved = summary.get("saved")
-    if saved:
-        n = saved["search_fixes"]
-        text += (f", {saved['candidates']:g} candidate(s) and {saved['seconds']:.1f} s against the generic search's "
-                 f"median of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:.1f} s for "
-                 f"{shown(saved['error_class'])} in this project ({n} fix{'es' if n != 1 else ''})")
-    return text
 
 
 def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bool) -> Path:
@@ -259,10 +259,11 @@ def _install(session: Any, allow: bool, yes: bool, as_json: bool) -> dict[str, A
 
 
 def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any], yes: bool, dry_run: bool,
-           as_json: bool) -> None:
-    """Show the fix, ask (or not, as the flags say), record the decision and apply it; `summary` says how it went."""
+           as_json: bool, installed: dict[str, Any] | None) -> Offered:
+    """Show the fix, ask (or not, as the flags say), record the decision and apply it: what became of it."""
     from fixloop.application.runlog import record_decision
 
+    offered = Offered(fixed=True, saved=_saved(workspace, outcome.run_id), installed=installed)
     if not as_json:
         err.print(f"[green]{shown(outcome.message)}[/]")
         print_diff(summary["diff"], err)
@@ -274,10 +275,9 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
         show_audit(err, summary.get("audit"))
     asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
     if yes and (summary.get("audit") or {}).get("blocking"):  # a high finding is for a person to weigh
-        summary["blocked"] = "audit"  # not a decision of yours: nothing is recorded as one
         err.print("[red]not applied:[/] the audit found a high-severity issue; read the diff in "
                   f"{shown(summary['run_dir'])}/fix.diff and apply it yourself, or run again without --yes")
-        return
+        return replace(offered, blocked="audit")  # not a decision of yours: nothing is recorded as one
     apply = yes or (asked and typer.confirm("Apply?", default=False))
     if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
         record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,
@@ -285,18 +285,16 @@ def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any],
     if not apply:
         if not as_json:
             err.print(f"not applied; the diff is in {shown(summary['run_dir'])}/fix.diff")
-        return
+        return offered
     result = session.apply()
-    if result.ok:
-        summary["applied"] = True
-        err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
-        summary["hooks"] = [*summary.get("hooks", []), *result.said]
-        for said in result.said:
-            err.print(shown(said))
-    else:
-        summary["conflicts"] = list(result.conflicts)
+    if not result.ok:
         err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))
-        err.print(f"the fix is kept in {shown(session.summary.get('run_dir'))}/fix.diff")
+        err.print(f"the fix is kept in {shown(summary['run_dir'])}/fix.diff")
+        return replace(offered, conflicts=tuple(result.conflicts))
+    err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
+    for said in result.said:
+        err.print(shown(said))
+    return replace(offered, applied=True, said=tuple(result.said))
 
 
 def exit_code(status: Status, conflicts: bool, setup_error: str) -> int:

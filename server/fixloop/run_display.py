@@ -1,4 +1,4 @@
-"""What `fixloop fix` shows on stderr while a run works, and how it ends when it did not fix.
+"""What `fixloop fix` shows on stderr while a run works, and how it ends.
 
 On a terminal, one live status line (the `progress.RunProgress` line: phase, candidate n/N, the suspect being
 tried, the time left) that redraws as the run goes. Elsewhere (CI logs, pipes), the same line printed now and
@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from fixloop.core.model import Event
+from fixloop.core.sources import WORDS
 from fixloop.kit.printable import shown
 from fixloop.application.progress import RunProgress
 
@@ -161,3 +162,13 @@ def show_audit(console: Console, audit: Mapping[str, Any] | None) -> None:
         console.print(f"  [{colour.get(f['severity'], 'dim')}]{f['severity']}[/] {where}{shown(f['message'])} "
                       f"[dim]({shown(f['source'])})[/]")
 
+
+def fixed_by(source: str, saved: dict[str, Any] | None) -> str:
+    """One line: where the fix came from and, where the history can tell, what that saved."""
+    text = f"source: {WORDS.get(source, 'another proposer')}"
+    if saved:
+        n = saved["search_fixes"]
+        text += (f", {saved['candidates']:g} candidate(s) and {saved['seconds']:.1f} s against the generic search's "
+                 f"median of {saved['search_median_candidates']:g} and {saved['search_median_seconds']:.1f} s for "
+                 f"{shown(saved['error_class'])} in this project ({n} fix{'es' if n != 1 else ''})")
+    return text

@@ -14,7 +14,7 @@ from fixloop.core.model import Limits, Status
 from fixloop.core.model import TestReport as Report
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.llm import prompts
-from fixloop.application.runlog import summary_of
+from fixloop.application.result import RunResult
 
 from .fake_anthropic import FakeAnthropic, Slow, message, overloaded, rate_limited, text, tool_use
 from .harness import llm_proposer, run_loop
@@ -58,7 +58,7 @@ def test_fix_found_on_the_second_attempt_after_a_reflection(fake: FakeAnthropic,
     # Cost accounting reaches the run summary.
     assert out.usage.llm_calls == 8 and out.usage.input_tokens == 8 * 400 and out.usage.output_tokens == 8 * 40
     assert out.usage.cost_usd == pytest.approx((3200 * 3.0 + 320 * 15.0) / 1e6)
-    summary = summary_of(out, None)
+    summary = RunResult(out).as_json()
     assert summary["llm_calls"] == 8 and summary["tokens"] == 3520 and summary["cost_usd"] > 0
     assert untouched(project)
 

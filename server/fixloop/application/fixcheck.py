@@ -10,7 +10,6 @@ run's fix when it passes.
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -19,7 +18,8 @@ from fixloop.application.config import Settings
 from fixloop.core.guard import rejection
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Event, Outcome, Patch, Scope, Status, TestReport
-from fixloop.application.runlog import new_run_id
+from fixloop.application.result import CheckPart, RunResult
+from fixloop.application.run import Run
 from fixloop.adapters.runner.interpreter import InterpreterUnusable
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.safety.check import PatchSafety
@@ -29,26 +29,21 @@ from fixloop.application.wiring import make_runner, make_task
 MAX_NAMED = 5  # failing tests named in a message
 
 
-class FixCheck:
-    """A `Session` (lsp/runs.py) whose outcome is FIXED with the patch when the check passes, else
-    GAVE_UP (the fix is refused or breaks tests) or ERROR (the check could not run), with a message."""
+class FixCheck(Run):
+    """A run whose outcome is FIXED with the patch when the check passes, else GAVE_UP (the fix is refused
+    or breaks tests) or ERROR (the check could not run), with a message."""
 
     def __init__(self, workspace: Path, settings: Settings, patch: Patch, overlays: Mapping[str, str],
-                 summary: Mapping[str, Any], run_id: str = "") -> None:
-        self.workspace = workspace
+                 memory_id: str, run_id: str = "") -> None:
         # One suite run, maybe a second of a few tests: warm fork servers would cost more than they save.
-        self.settings = dataclasses.replace(settings, warm_workers=0)
+        super().__init__(workspace, dataclasses.replace(settings, warm_workers=0), run_id)
         self.patch = patch
         self.overlays = dict(overlays)
-        self.base = dict(summary)
-        self.run_id = run_id or new_run_id()
-        self.summary: dict[str, Any] = {}
-        self.outcome: Outcome | None = None
+        self.memory_id = memory_id
         self.runner: PytestRunner | None = None
-        self._cancel = threading.Event()
 
     def cancel(self) -> None:
-        self._cancel.set()
+        super().cancel()
         if self.runner is not None:
             self.runner.cancel()
 
@@ -65,10 +60,10 @@ class FixCheck:
                 self.runner.close()
         if self._cancel.is_set():
             outcome = Outcome(Status.CANCELLED, self.run_id, "cancelled")
-        self.outcome = outcome
-        self.summary = {**self.base, "run_id": self.run_id, "status": outcome.status.value, "message": outcome.message,
-                        "test_runs": self.runner.runs if self.runner is not None else 0, "check": check,
-                        "wall_seconds": round(time.monotonic() - started, 3)}
+        outcome = dataclasses.replace(outcome, test_runs=self.runner.runs if self.runner is not None else 0,
+                                      durations={"total": time.monotonic() - started})
+        self.result = RunResult(outcome, check=CheckPart(self.memory_id, self.patch, check["tests"],
+                                                         tuple(check["failing"]), tuple(check["broken"])))
         on_event(Event("finished", self.run_id, time.monotonic(), "done", None,
                        {"status": outcome.status.value, "message": outcome.message}))
         return outcome

@@ -11,17 +11,14 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from fixloop.core.model import Event, Outcome
-from fixloop.core.sources import source_of
-from fixloop.core.patch import unified_diff
+from fixloop.application.result import RunResult
+from fixloop.core.model import Event
 from fixloop.kit.fdwalk import DIR_FLAGS, write_all
 from fixloop.kit.rundir import RUNS, TOP, LinkedRunLog, append_file, create_file, make_run_dir, open_run_dir, replace_file
 
 log = logging.getLogger("fixloop.application.runlog")
-# summary.json's schema: 2 added "schema" itself (older summaries have none and are read as 1).
-SUMMARY_SCHEMA = 2
 
 
 def new_run_id() -> str:
@@ -40,39 +37,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, enum.Enum) and isinstance(value.value, str):  # Status, and enums like it
         return value.value
     return value
-
-
-def summary_of(outcome: Outcome, run_dir: Path | None) -> dict[str, Any]:
-    """The run's outcome as JSON. These key names are stable: scripts and editors read them."""
-    usage = outcome.usage
-    return {
-        "schema": SUMMARY_SCHEMA,
-        "status": outcome.status.value,
-        "message": outcome.message,
-        "run_id": outcome.run_id,
-        "files_changed": list(outcome.patch.paths) if outcome.patch else [],
-        "diff": unified_diff(outcome.patch) if outcome.patch else "",
-        "proposer": outcome.patch.proposer if outcome.patch else "",
-        "operator": outcome.patch.operator if outcome.patch else "",
-        "source": source_of(outcome.patch.proposer) if outcome.patch else "",  # replay, template, search, model...
-        "iterations": outcome.iterations,
-        "candidates_evaluated": outcome.candidates_evaluated,
-        "plausible_fixes": outcome.plausible,
-        "test_runs": outcome.test_runs,
-        "llm_calls": usage.llm_calls,
-        "tokens": usage.tokens,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_read_tokens": usage.cache_read_tokens,
-        "cache_write_tokens": usage.cache_write_tokens,
-        "cost_usd": round(usage.cost_usd, 6),
-        "wall_seconds": round(outcome.durations.get("total", 0.0), 3),
-        "durations": {k: round(v, 3) for k, v in outcome.durations.items()},
-        "flaky": list(outcome.flaky),
-        "still_failing": list(outcome.still_failing),
-        "failing_before": [r.nodeid for r in outcome.baseline.failed] if outcome.baseline else [],
-        "run_dir": str(run_dir) if run_dir else "",
-    }
 
 
 class RunLog:
@@ -112,19 +76,24 @@ class RunLog:
         except (OSError, ValueError):
             pass
 
-    def finish(self, outcome: Outcome, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Write summary.json: the outcome's summary plus `extra` (e.g. the run's strategy)."""
-        summary = {**summary_of(outcome, self.dir), **(extra or {})}
-        summary["run_log_notice"] = self.notice
+    def finish(self, result: RunResult) -> RunResult:
+        """Write summary.json and fix.diff; the result, placed in this log's folder."""
+        result = dataclasses.replace(result, run_dir=str(self.dir), run_log_notice=self.notice)
+        self.write(result)
+        self.close()
+        return result
+
+    def write(self, result: RunResult) -> None:
+        """summary.json and (with a fix) fix.diff, each replaced whole."""
+        if self._dir_fd < 0:
+            return
         try:
             replace_file(self._dir_fd, "summary.json",
-                         json.dumps(summary, indent=2, default=str).encode("utf-8", "surrogateescape"))
-            if outcome.patch:
-                create_file(self._dir_fd, "fix.diff", summary["diff"].encode("utf-8", "surrogateescape"))
+                         json.dumps(result.as_json(), indent=2, default=str).encode("utf-8", "surrogateescape"))
+            if result.outcome.patch:
+                replace_file(self._dir_fd, "fix.diff", result.diff.encode("utf-8", "surrogateescape"))
         except (OSError, ValueError) as e:
             log.warning("cannot write the run's summary in %s: %s", self.dir, e)
-        self.close()
-        return summary
 
     def close(self) -> None:
         for fd in (self._events, self._dir_fd):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import threading
 import time
 from pathlib import Path
 from dataclasses import replace
@@ -17,7 +16,9 @@ from fixloop.core.model import Audit, Event, Outcome, Scope, Status
 from fixloop.core.ports import CallLogging, Ports
 from fixloop.core.telemetry import call_fields
 from fixloop.application.history.store import remember_project
-from fixloop.application.runlog import RunLog, new_run_id, record_decision
+from fixloop.application.result import RunResult
+from fixloop.application.run import Run
+from fixloop.application.runlog import RunLog, record_decision
 from fixloop.adapters.runner.install import Installed, install
 from fixloop.adapters.runner.interpreter import InterpreterUnusable
 from fixloop.adapters.runner.pytest_runner import PytestRunner
@@ -34,40 +35,37 @@ def seed_of(run_id: str) -> int:
     return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:4], "big")
 
 
-class FixSession:
+class FixSession(Run):
+    """A fix run: the loop on the workspace's failing tests."""
+
     def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
                  overlays: Mapping[str, str] | None = None, notes: Sequence[str] | None = None,
                  seed: int | None = None, run_id: str = "") -> None:
-        self.workspace = workspace
+        super().__init__(workspace, settings, run_id)
         # Settings problems found at the edge (refused project keys first): named in the run log too.
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
-        self.settings = settings
-        self.run_id = run_id or new_run_id()  # the editor's run manager names its runs itself
         # `--seed` replays a run's random choices; otherwise they follow from the run id.
         self.seed = seed_of(self.run_id) if seed is None else seed
         self.task = make_task(workspace, settings, scope, overlays, self.seed)
-        self._cancel = threading.Event()
         self.runner: PytestRunner | None = None
-        self.outcome: Outcome | None = None
-        self.summary: dict[str, Any] = {}
         self.originals: dict[str, bytes] = {}
         self.encodings: dict[str, str] = {}
         self.python = ""  # the interpreter that runs the tests, once known
         # Chosen when the run first asks for its proposers (`wiring.make_ports`), after its baseline.
         self.strategy = Choice("memory-first", "default")
         self.suspects: list[str] = []  # path:line, best first, once localized (for the end message)
-        self.setup_error = ""  # a run that could not start: sandbox | interpreter | internal
+        self.failed_setup = ""  # a run that could not start: sandbox | interpreter | internal
         self.review: dict[str, Any] = {}  # the reviewer's word on the fix offered (or the last one it rejected)
         self.audit: Audit | None = None  # the security pass on the fix offered, with `audit.enabled`
 
     def cancel(self) -> None:
-        self._cancel.set()
+        super().cancel()
         if self.runner is not None:
             self.runner.cancel()
 
     @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
+    def setup_error(self) -> str:
+        return self.failed_setup
 
     def run(self, on_event: Callable[[Event], None] = lambda e: None) -> Outcome:
         log = RunLog(self.workspace, self.run_id)
@@ -120,7 +118,7 @@ class FixSession:
             # No working sandbox is a setup problem with its own instructions, not an internal error.
             message = (str(e) if isinstance(e, (SandboxUnavailable, InterpreterUnusable))
                        else f"internal error: {type(e).__name__}: {e}")
-            self.setup_error = ("sandbox" if isinstance(e, SandboxUnavailable) else
+            self.failed_setup = ("sandbox" if isinstance(e, SandboxUnavailable) else
                                 "interpreter" if isinstance(e, InterpreterUnusable) else "internal")
             outcome = Outcome(Status.ERROR, self.run_id, message)
             handle(Event("finished", self.run_id, time.monotonic(), "done", None,
@@ -131,19 +129,21 @@ class FixSession:
         if self._cancel.is_set() and outcome.status is not Status.FIXED:
             outcome = dataclasses.replace(outcome, status=Status.CANCELLED, message="cancelled", patch=None)
         outcome = dataclasses.replace(outcome, durations={"copy": copy_seconds, **outcome.durations})
-        self.outcome = outcome
-        told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
-        extra = (({"hooks": [told]} if told else {}) | ({"review": self.review} if self.review else {})
-                 | ({"audit": audit_json(self.audit)} if self.audit is not None else {}))
-        self.summary = log.finish(outcome, {**self.strategy.log_fields(), **advise(self.situation(outcome)), **extra})
+        self.result = log.finish(self.ended(outcome))
         remember_project(self.workspace)  # `fixloop history --all-projects` finds this project's runs
-        self.summary["python"] = self.runner.python if self.runner is not None else ""
-        self.summary["limits"] = self.limits()
-        offer = self.runner.install_offer if self.runner is not None else None
-        if offer is not None:
-            self.summary["install"] = {"module": offer.module, "requirement": offer.requirement, "where": offer.where,
-                                       "python": offer.python, "command": offer.command}
         return outcome
+
+    def ended(self, outcome: Outcome) -> RunResult:
+        """The run's result: its outcome, and what the user's post_fix hook, the reviewer and the audit said."""
+        told = tell(POST_FIX, self.settings.hooks, outcome.patch, self.workspace) if outcome.status is Status.FIXED else ""
+        offer = self.runner.install_offer if self.runner is not None else None
+        return RunResult(outcome, strategy=self.strategy.log_fields(), advice=advise(self.situation(outcome)),
+                         review=self.review or None, audit=audit_json(self.audit) if self.audit is not None else None,
+                         hooks=(told,) if told else (), python=self.runner.python if self.runner is not None else "",
+                         limits=self.limits(),
+                         install=None if offer is None else {"module": offer.module, "requirement": offer.requirement,
+                                                             "where": offer.where, "python": offer.python,
+                                                             "command": offer.command})
 
     def audited(self, ports: Ports, outcome: Outcome, handle: Callable[[Event], None]) -> Outcome:
         """The security pass on the fix found (`audit.enabled`), logged; its model calls count in the run's usage."""
@@ -187,10 +187,11 @@ class FixSession:
         return done
 
     def apply(self) -> ApplyResult:
-        if self.outcome is None or self.outcome.patch is None:
-            return ApplyResult((), ("there is no fix to apply",))
-        result = apply_patch(self.workspace, self.outcome.patch, self.originals, self.encodings)
-        told = tell(ON_APPLY, self.settings.hooks, self.outcome.patch, self.workspace) if result.ok else ""
+        outcome = self.outcome
+        if outcome is None or outcome.patch is None:
+            return super().apply()
+        result = apply_patch(self.workspace, outcome.patch, self.originals, self.encodings)
+        told = tell(ON_APPLY, self.settings.hooks, outcome.patch, self.workspace) if result.ok else ""
         return dataclasses.replace(result, said=(told,)) if told else result
 
 

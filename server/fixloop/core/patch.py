@@ -53,14 +53,16 @@ def replace_snippet(source: str, old: str, new: str) -> str:
 
 def unified_diff(patch: Patch, context: int = 3) -> str:
     """The patch as `diff -u` and git write it: lines end at "\n" only, so a form feed, a NEL, a line separator
-    or a carriage return (CRLF) stays inside its line, as in the file and for a tool that applies the diff."""
+    or a carriage return (CRLF) stays inside its line, as in the file and for a tool that applies the diff.
+    A change that creates its file (`meta["new_files"]`) comes from /dev/null, as git writes it."""
     parts: list[str] = []
+    new_files = patch.meta.get("new_files", ())
     for c in patch.changes:
         parts.extend(
             difflib.unified_diff(
                 _lines(c.before),
                 _lines(c.after),
-                fromfile=f"a/{c.path}",
+                fromfile="/dev/null" if c.path in new_files else f"a/{c.path}",
                 tofile=f"b/{c.path}",
                 n=context,
             )

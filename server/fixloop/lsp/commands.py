@@ -129,7 +129,7 @@ def apply_past_fix(editor: Editor, diagnostics: DiagnosticsEngine, runs: RunMana
     run_id, patch, summary = past_fix(rel, doc.source, pattern)
     if patch is None:
         raise BadInput(f"{rel}:{line}: {summary['note']}; nothing was applied")
-    return runs.submit(Scope(), factory=checker(patch, summary), run_id=run_id)
+    return runs.submit(Scope(), factory=checker(patch, pattern.memory_id), run_id=run_id)
 
 
 MAX_GOAL = 2000

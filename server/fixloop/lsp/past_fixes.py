@@ -45,24 +45,21 @@ def past_fix(rel: str, text: str, pattern: MemoryPattern) -> tuple[str, Patch | 
     if not note and pattern.replacement is None:
         note = pattern.problem or "the past fix cannot be applied here"
     if note:
-        summary["note"] = note
-        summary["message"] = f"{pattern.message}. {note[0].upper()}{note[1:]}"
-        return run_id, None, summary
+        return run_id, None, {**summary, "note": note, "message": f"{pattern.message}. {note[0].upper()}{note[1:]}"}
     assert pattern.replacement is not None
     after = "".join(lines[:first]) + pattern.replacement + "".join(lines[last:])
     patch = Patch((FileChange(rel, text, after),), "memory", "replay", f"past fix {pattern.memory_id}")
-    summary.update({"diff": unified_diff(patch), "files_changed": [rel], "candidates_evaluated": 0, "test_runs": 0,
-                    "tokens": 0, "cost_usd": 0.0, "wall_seconds": 0.0})
-    return run_id, patch, summary
+    return run_id, patch, {**summary, "diff": unified_diff(patch), "files_changed": [rel], "candidates_evaluated": 0,
+                           "test_runs": 0, "tokens": 0, "cost_usd": 0.0, "wall_seconds": 0.0}
 
 
-def checker(patch: Patch, summary: Mapping[str, Any]) -> SessionFactory:
+def checker(patch: Patch, memory_id: str) -> SessionFactory:
     """The run manager's session for one past fix: its check, then the review of a run's fix."""
 
     def make(workspace: Path, settings: "Settings", scope: "Scope", overlays: Mapping[str, str], run_id: str,
              seed: int | None) -> Session:
         from fixloop.application.fixcheck import FixCheck  # the sandbox and the runner load only when a check is asked for
 
-        return FixCheck(workspace, settings, patch, overlays, summary, run_id)
+        return FixCheck(workspace, settings, patch, overlays, memory_id, run_id)
 
     return make

@@ -14,6 +14,7 @@ from lsprotocol import types as t
 
 from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.application.goal.request import Goal
+from fixloop.application.run import Run
 from fixloop.application.runlog import new_run_id
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.overlays import open_python_texts
@@ -37,16 +38,7 @@ class Installing(Protocol):
     def install(self) -> Any: ...
 
 
-class Session(Protocol):
-    """What the server needs of `fixloop.application.session.FixSession`."""
-
-    run_id: str
-    summary: dict[str, Any]
-    outcome: Outcome | None
-
-    def run(self, on_event: Callable[[Event], None]) -> Outcome: ...
-
-    def cancel(self) -> None: ...
+Session = Run  # a fix run, a goal run or a past fix's check: one kind of run (application/run.py)
 
 
 # (workspace, settings, scope, the editor's texts, the run's id, its seed or None to follow the id)
@@ -226,17 +218,16 @@ class RunManager:
                 session.cancel()
                 reporter.close()
                 raise
-            summary = dict(session.summary) or {"status": "error", "message": "the run ended without a summary"}
-            summary["run_id"] = request.run_id
+            summary = {**(session.summary or {"status": "error", "message": "the run ended without a summary"}),
+                       "run_id": request.run_id}
         reporter.close()
         if progress:
             self.progress().end(token, t.WorkDoneProgressEnd(message=end_message(summary)))
             self.progress().tokens.pop(token, None)  # pygls keeps ended tokens forever
         outcome = session.outcome if session is not None else None
         installed = await self._offer_install(session, summary) if session is not None else None
-        if installed is not None:
-            summary["installed"] = installed
-        await self.finished(request.run_id, summary, outcome)
+        await self.finished(request.run_id, summary | ({"installed": installed} if installed is not None else {}),
+                            outcome)
         if installed is not None and installed["ok"] and request.goal is None and self.queued is None:
             self.queued = Request(new_run_id(), request.scope, factory=request.factory)  # the same fix, again
 

@@ -1,20 +1,13 @@
-"""The reproduction test as part of the offered fix: its diff, and creating it (never over a file)."""
+"""The reproduction test as part of the offered fix: the fix with it, and creating it (never over a file)."""
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 
 from fixloop.core.model import FileChange, Patch
 from fixloop.kit.fdwalk import DIR_FLAGS, descend, write_all
 from fixloop.kit.rundir import NEW_FILE
-
-
-def new_file_diff(path: str, text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    body = "".join(difflib.unified_diff([], lines, fromfile="/dev/null", tofile=f"b/{path}"))
-    return body if body.endswith("\n") or not body else body + "\n\\ No newline at end of file\n"
 
 
 def with_new_file(patch: Patch, path: str, text: str) -> Patch:

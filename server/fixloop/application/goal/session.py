@@ -11,7 +11,6 @@ import dataclasses
 import json
 import logging
 import os
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,14 +19,16 @@ from typing import Any, Callable, Mapping, Sequence
 from fixloop.application.config import Settings, project_settings
 from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.kit.rundir import open_run_dir, replace_file
-from fixloop.application.runlog import RunLog, new_run_id
+from fixloop.application.result import GoalPart, RunResult
+from fixloop.application.run import Run
+from fixloop.application.runlog import RunLog
 from fixloop.application.session import FixSession, seed_of
 from fixloop.application.testgen.verify import Verification, verify
 from fixloop.application.wiring import after_spending, make_goal_author, make_runner, make_task
 from fixloop.application.workspace_io import ApplyResult
 from fixloop.application.goal import memory as goal_memory
 from fixloop.kit.source_index import Index
-from fixloop.application.goal.newfile import create_file, new_file_diff, remove_file, with_new_file
+from fixloop.application.goal.newfile import create_file, remove_file, with_new_file
 from fixloop.application.goal.place import new_test_path, project_files, read_sources
 from fixloop.application.goal.request import Goal
 from fixloop.core.goal import GoalAuthor, GoalContext, GoalRefused, Question, ReproTest, Spec
@@ -51,21 +52,20 @@ class Unanswered(Exception):
     pass
 
 
-class GoalSession:
+class GoalSession(Run):
+    """A goal run: a reproduction test from the words first, then the fix run on it (`inner`)."""
+
     def __init__(self, workspace: Path, settings: Settings, goal: Goal, overlays: Mapping[str, str] | None = None,
                  notes: Sequence[str] | None = None, seed: int | None = None, ask: Ask | None = None,
                  author: GoalAuthor | None = None, run_id: str = "") -> None:
-        self.workspace, self.settings, self.goal = workspace, settings, goal
+        super().__init__(workspace, settings, run_id)
+        self.goal = goal
         self.overlays = dict(overlays or {})
         self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
         self.seed = seed
         self.ask = ask
-        self._cancel = threading.Event()
         # With a key (and not offline) a model writes the questions, spec and test; the offline author otherwise.
         self.author: GoalAuthor = author or make_goal_author(settings, self._cancel.is_set)
-        self.run_id = run_id or new_run_id()
-        self.summary: dict[str, Any] = {}
-        self.outcome: Outcome | None = None
         self.prepared: Prepared | None = None
         self.inner: FixSession | None = None
         self.problem = ""  # usage | test | "" (see docs/protocol.md "Goal mode")
@@ -78,7 +78,7 @@ class GoalSession:
         return self.inner.setup_error if self.inner is not None else ""
 
     def cancel(self) -> None:
-        self._cancel.set()
+        super().cancel()
         if self.inner is not None:
             self.inner.cancel()
 
@@ -107,8 +107,8 @@ class GoalSession:
         outcome = self.inner.run(on_event)
         if outcome.status is Status.FIXED and outcome.patch is not None:
             outcome = dataclasses.replace(outcome, patch=with_new_file(outcome.patch, p.test.path, p.test.source))
-        self.outcome = outcome
-        self.summary = self._goal_summary(dict(self.inner.summary))
+        assert self.inner.result is not None
+        self.result = self._with_goal(dataclasses.replace(self.inner.result, outcome=outcome))
         self._rewrite_log()
         if outcome.status is not Status.CANCELLED:
             goal_memory.remember(self.settings.memory, self.workspace, self.run_id, p.ctx.goal, p.spec, p.test.path,
@@ -224,39 +224,31 @@ class GoalSession:
                       {"status": status.value, "message": message, "goal_problem": self.problem})
         runlog.event(event)
         on_event(event)
-        self.outcome = outcome
-        self.summary = self._goal_summary(runlog.finish(outcome))
+        self.result = self._with_goal(runlog.finish(RunResult(outcome)))
         self._rewrite_log()
         return outcome
 
-    def _goal_summary(self, summary: dict[str, Any]) -> dict[str, Any]:
+    def _with_goal(self, result: RunResult) -> RunResult:
+        """The result with the goal's part, the goal author's model calls counted as the run's."""
         p = self.prepared
-        spent = self.author.usage()  # the goal author's model calls count as the run's
-        usage = {"llm_calls": spent.llm_calls, "tokens": spent.tokens, "input_tokens": spent.input_tokens,
-                 "output_tokens": spent.output_tokens, "cache_read_tokens": spent.cache_read_tokens,
-                 "cache_write_tokens": spent.cache_write_tokens}
-        summary = {**summary, **{k: summary.get(k, 0) + v for k, v in usage.items()},
-                   "cost_usd": round(summary.get("cost_usd", 0.0) + spent.cost_usd, 6)}
-        out = {**summary, "goal": self.goal.text, "goal_problem": self.problem,
-               "spec": p.spec.as_dict() if p else None, "test_file": p.test.path if p else "",
-               "test_origin": p.test.origin if p else "", "questions": p.questions if p else [],
-               "assumptions": list(p.spec.assumptions) if p else [],
-               "lessons": [{k: v for k, v in lesson.items() if k != "diff"} for lesson in self.lessons]}
-        if p is not None and self.outcome is not None and self.outcome.status is Status.FIXED:
-            out["files_changed"] = [p.test.path] + [f for f in summary.get("files_changed", []) if f != p.test.path]
-            out["diff"] = new_file_diff(p.test.path, p.test.source) + summary.get("diff", "")
-        return out
+        outcome = dataclasses.replace(result.outcome, usage=result.outcome.usage + self.author.usage())
+        goal = GoalPart(self.goal.text, self.problem, p.spec.as_dict() if p else None, p.test.path if p else "",
+                        p.test.origin if p else "", tuple(p.questions) if p else (),
+                        tuple(p.spec.assumptions) if p else (),
+                        tuple({k: v for k, v in lesson.items() if k != "diff"} for lesson in self.lessons))
+        return dataclasses.replace(result, outcome=outcome, goal=goal)
 
     def _rewrite_log(self) -> None:
         """summary.json and fix.diff with the goal's parts (the fix run wrote them without)."""
+        assert self.result is not None
         try:
             dir_fd = open_run_dir(self.workspace, self.run_id)
         except OSError:
             return  # the log went to a private folder (its notice says so): the summary still has it all
         try:
             replace_file(dir_fd, "summary.json", json.dumps(self.summary, indent=2, default=str).encode())
-            if self.summary.get("diff"):
-                replace_file(dir_fd, "fix.diff", self.summary["diff"].encode("utf-8", "surrogateescape"))
+            if self.result.outcome.patch is not None:
+                replace_file(dir_fd, "fix.diff", self.result.diff.encode("utf-8", "surrogateescape"))
             if self.prepared is not None:
                 replace_file(dir_fd, "goal_test.py", self.prepared.test.source.encode("utf-8"))
         except OSError as e:
@@ -268,7 +260,7 @@ class GoalSession:
         """The new test file first (never over an existing file), then the fix; all or nothing."""
         if self.inner is None or self.prepared is None or self.outcome is None or \
                 self.outcome.status is not Status.FIXED:
-            return ApplyResult((), ("there is no fix to apply",))
+            return super().apply()
         test = self.prepared.test
         problem = create_file(self.workspace, test.path, test.source)
         if problem:
