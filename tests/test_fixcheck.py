@@ -11,6 +11,7 @@ import pytest
 from fixloop.application.config import Settings
 from fixloop.core.model import Event, FileChange, Patch, Status
 from fixloop.application.fixcheck import FixCheck
+from fixloop.application.run import RunRequest
 from tests.conftest import PYTHON
 
 CODE = "LIMIT = 3\n\n\ndef over(n):\n    return n > LIMIT\n"
@@ -20,7 +21,7 @@ TESTS = "from pkg.mod import over\n\n\ndef test_at_the_limit():\n    assert over
 
 def check(root: Path, patch: Patch, overlays: dict[str, str] | None = None) -> tuple[FixCheck, list[Event]]:
     events: list[Event] = []
-    session = FixCheck(root, Settings(python=PYTHON), patch, overlays if overlays is not None else {}, "m1")
+    session = FixCheck(RunRequest(root, Settings(python=PYTHON), overlays=overlays or {}), patch, "m1")
     session.run(events.append)
     return session, events
 

@@ -115,21 +115,19 @@ def fix(
         "audit": {"enabled": True} if audit else None,
     }
     settings, problems = _run_settings(workspace, _with_places(overrides, sandbox, memory, no_memory))
-    if goal is not None:  # goal mode: words -> a verified failing test -> the same fix run
-        from fixloop.application.goal.terminal import goal_session, show_goal
+    from fixloop.application.run import RunRequest
 
-        session: Any = goal_session(workspace, settings, goal, yes, as_json, problems, seed, err)
-    else:
-        from fixloop.application.session import FixSession
-
-        session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
+    request = RunRequest(workspace, settings, _scope(test, file), notes=tuple(problems), seed=seed)
+    session = _session(request, goal, yes, as_json)
     outcome = _run(session, quiet)
     installed = _install(session, allow_install, yes, as_json) if goal is None else None
     if installed is not None and installed["ok"]:  # the package is there now: the same run again
-        session = FixSession(workspace, settings, _scope(test, file), notes=problems, seed=seed)
+        session = _session(request, None, yes, as_json)
         outcome = _run(session, quiet)
     result = session.summary
     if goal is not None and not as_json:
+        from fixloop.application.goal.terminal import show_goal
+
         show_goal(result, err)
     if goal is not None and result.get("goal_problem") == "usage":
         if not as_json:
@@ -152,6 +150,17 @@ def fix(
     else:
         sys.stdout.write(json.dumps(offered.summary(result)) + "\n")
     raise typer.Exit(exit_code(outcome.status, bool(offered.conflicts or offered.blocked), session.setup_error))
+
+
+def _session(request: Any, goal: str | None, yes: bool, as_json: bool) -> Any:
+    """A goal run with `--goal` (words -> a verified failing test -> the same fix run), else a fix run."""
+    if goal is not None:
+        from fixloop.application.goal.terminal import goal_session
+
+        return goal_session(request, goal, yes, as_json, err)
+    from fixloop.application.session import FixSession
+
+    return FixSession(request)
 
 
 @dataclass(frozen=True)

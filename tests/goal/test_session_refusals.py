@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.application.goal.request import Goal
 from fixloop.application.goal.session import GoalSession
 
@@ -30,7 +31,7 @@ def digest(root: Path) -> dict[str, str]:
 def session(root: Path, text: str) -> GoalSession:
     settings, problems = load({"memory": {"enabled": False}, "offline": True})
     assert not problems
-    return GoalSession(root, settings, Goal(text, yes=True), notes=())
+    return GoalSession(RunRequest(root, settings, notes=()), Goal(text, yes=True))
 
 
 def test_an_unsafe_docstring_example_is_never_offered_or_run(tmp_path: Path) -> None:

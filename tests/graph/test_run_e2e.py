@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.adapters.graph.memory import GraphMemory
 from fixloop.adapters.graph.factory import make_memory
@@ -34,7 +35,7 @@ def test_a_run_links_its_rows_and_records_coverage_edges(tmp_path: Path) -> None
     uri = str(tmp_path / "memory")
     settings = dataclasses.replace(Settings(), offline=True, sandbox=dataclasses.replace(Settings().sandbox, backend="none"),
                                    memory=MemorySettings(uri=uri))
-    outcome = FixSession(ws, settings).run()
+    outcome = FixSession(RunRequest(ws, settings)).run()
     assert outcome.status is Status.FIXED
     memory = make_memory(MemorySettings(uri=uri), ws)
     assert isinstance(memory, GraphMemory)

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Scope, Status
 from fixloop.core.telemetry import EVENTS_SCHEMA
 from fixloop.application.runlog import record_decision
@@ -72,18 +73,18 @@ def real_history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     try:
         for name, accept in plan:  # 17 runs of a fixable bug; the memory learns from the first ones
             _reset(roots[name], name)
-            session = FixSession(roots[name], settings, Scope())
+            session = FixSession(RunRequest(roots[name], settings, Scope()))
             outcome = session.run()
             outcomes.append(outcome.status)
             if outcome.status is Status.FIXED:
                 record_decision(roots[name], outcome.run_id, {"run_id": outcome.run_id, "hunk": "all",
                                                               "accepted": accept, "source": "test"})
         _reset(roots["shop"], "shop", fixed=True)  # nothing to fix
-        outcomes.append(FixSession(roots["shop"], settings, Scope()).run().status)
+        outcomes.append(FixSession(RunRequest(roots["shop"], settings, Scope())).run().status)
         limited = dataclasses.replace(settings, max_candidates=3)
         for _ in range(2):  # a bug the engine cannot fix in 3 candidates
             _reset(roots["library"], "library")
-            outcomes.append(FixSession(roots["library"], limited, Scope()).run().status)
+            outcomes.append(FixSession(RunRequest(roots["library"], limited, Scope())).run().status)
     finally:
         if old is None:
             os.environ.pop("XDG_DATA_HOME", None)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from fixloop.core.review import ReviewSettings
+from fixloop.application.run import RunRequest
 from fixloop.application.config import LLMSettings, Settings, load
 from fixloop.core.model import Status
 from fixloop.adapters.llm.proposer import LLMProposer
@@ -95,7 +96,7 @@ def test_a_bug_the_offline_engine_fixes_costs_only_its_review_or_nothing_without
                                                                                 tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", OFFLINE_FIXABLE)
     fake.fallback = ScriptedModel([], tokens=1000)
-    session = FixSession(root, session_settings(fake))
+    session = FixSession(RunRequest(root, session_settings(fake)))
     outcome = session.run()
     assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer != "llm"
     assert [r.body["tool_choice"]["name"] for r in fake.messages_requests()] == ["record_review"]
@@ -103,8 +104,8 @@ def test_a_bug_the_offline_engine_fixes_costs_only_its_review_or_nothing_without
     assert session.summary["review"] == {"verdict": "accept", "reason": "scripted review", "by": "fake-model",
                                          "candidate": 1}
     fake.requests.clear()
-    quiet = FixSession(write_project(tmp_path / "again", OFFLINE_FIXABLE),
-                       dataclasses.replace(session_settings(fake), review=ReviewSettings(enabled=False)))
+    quiet = FixSession(RunRequest(write_project(tmp_path / "again", OFFLINE_FIXABLE),
+                       dataclasses.replace(session_settings(fake), review=ReviewSettings(enabled=False))))
     assert quiet.run().status is Status.FIXED and fake.requests == []
     assert quiet.summary["llm_calls"] == 0 and quiet.summary["tokens"] == 0 and quiet.summary["cost_usd"] == 0
 
@@ -113,7 +114,7 @@ def test_a_bug_the_offline_engine_fixes_costs_only_its_review_or_nothing_without
 def test_a_session_records_model_cost_in_its_summary(fake: FakeAnthropic, tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     fake.fallback = ScriptedModel([RIGHT], tokens=1000, cache_read=500)
-    session = FixSession(root, session_settings(fake, first=True))
+    session = FixSession(RunRequest(root, session_settings(fake, first=True)))
     notes: list[str] = []
     outcome = session.run(lambda e: notes.append(e.kind))
     assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.patch.proposer == "llm"
@@ -131,7 +132,7 @@ def test_offline_setting_makes_no_request_and_says_so(fake: FakeAnthropic, tmp_p
     root = write_project(tmp_path / "proj", AVERAGE_PROJECT)
     settings = dataclasses.replace(session_settings(fake, first=True), offline=True, max_candidates=1)
     events = []
-    outcome = FixSession(root, settings).run(events.append)
+    outcome = FixSession(RunRequest(root, settings)).run(events.append)
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS) and fake.requests == []
     assert [e.data["message"] for e in events if e.kind == "note"] == ["offline: the model is not called"]
 

@@ -70,9 +70,8 @@ def main() -> None:
                 ports = super().ports(runner, on_choice)
                 return dataclasses.replace(ports, proposers=[scripted(patches), *ports.proposers])
 
-        def factory(workspace: Path, settings: Any, scope: Any, overlays: Mapping[str, str], run_id: str,
-                    seed: int | None) -> FixSession:
-            return ScriptedSession(workspace, settings, scope, overlays, seed=seed, run_id=run_id)
+        def factory(request: Any) -> FixSession:
+            return ScriptedSession(request)
 
     holder: dict[str, Any] = {}
     provider = None

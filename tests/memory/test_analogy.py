@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.loop import drive, run
 from fixloop.core.model import (Attempt, FileChange, Frame, Lesson, Limits, Outcome, Patch, Status, Suspect, Task,
                                 TestReport, TestResult)
@@ -255,7 +256,7 @@ def test_a_clamp_fixed_in_one_project_fixes_the_other_at_the_first_candidate(tmp
                                    sandbox=dataclasses.replace(Settings().sandbox, backend="none"))
     for name in ("a", "b"):
         shutil.copytree(pair / name, tmp_path / name)
-        outcome = FixSession(tmp_path / name, settings, seed=0).run()
+        outcome = FixSession(RunRequest(tmp_path / name, settings, seed=0)).run()
         assert outcome.status is Status.FIXED, outcome.message
     assert outcome.candidates_evaluated == 1 and outcome.patch is not None and outcome.patch.proposer == "analogy"
     assert "self.low), self.high)" in outcome.patch.changes[0].after

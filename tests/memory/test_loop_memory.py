@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.application.session import FixSession
 from fixloop.application.wiring import make_ports, make_runner, make_task
@@ -64,7 +65,7 @@ def _teach_first_fix(uri: str) -> None:
 def test_the_second_similar_bug_is_fixed_from_memory(tmp_path: Path) -> None:
     uri = str(tmp_path / "memory")
     _teach_first_fix(uri)
-    second = FixSession(_project(tmp_path / "second", SECOND), _settings(uri)).run()
+    second = FixSession(RunRequest(_project(tmp_path / "second", SECOND), _settings(uri))).run()
     assert second.status is Status.FIXED and second.patch is not None
     assert second.patch.proposer == "memory" and second.candidates_evaluated == 1
     assert "if age >= SENIOR_AGE:" in second.patch.changes[0].after

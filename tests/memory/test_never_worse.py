@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.core.ports import ProposalContext
 from fixloop.adapters.graph.factory import make_memory
@@ -38,7 +39,7 @@ def _settings(uri: Path) -> Settings:
 
 def _fix(project: Path, work: Path, uri: Path, seed: int) -> tuple[int, list[str], dict[str, object]]:
     shutil.copytree(project, work)
-    session = FixSession(work, _settings(uri), seed=seed)
+    session = FixSession(RunRequest(work, _settings(uri), seed=seed))
     outcome = session.run()
     assert outcome.status is Status.FIXED, outcome.message
     events = [json.loads(line) for line in (Path(session.summary["run_dir"]) / "events.jsonl").read_text().splitlines()]

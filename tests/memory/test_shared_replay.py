@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.shared import RemoteStore
@@ -28,7 +29,7 @@ def _settings(uri: str) -> Settings:
 def _run(project: Path, uri: str, machine: Path, monkeypatch) -> tuple:
     monkeypatch.setenv("XDG_DATA_HOME", str(machine))  # each machine has its own cache and queue
     events: list = []
-    session = FixSession(project, _settings(uri), notes=())
+    session = FixSession(RunRequest(project, _settings(uri), notes=()))
     # The memory's notes (a shared store out of reach); not the runner's (a warm worker slow to start on a
     # loaded machine says so too, and the run goes on cold).
     return session.run(events.append), [e for e in events if e.kind == "note" and e.phase != "run"]

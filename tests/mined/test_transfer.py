@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import MemorySettings, Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.store import MemoryStore
@@ -65,7 +66,7 @@ def test_a_template_mined_in_two_projects_fixes_a_third_first(tmp_path: Path) ->
                                    sandbox=dataclasses.replace(Settings().sandbox, backend=sandbox.name),
                                    memory=MemorySettings(uri=uri))
     for name, files, fixed in (("shop", SHOP, "if qty >= BULK:"), ("cinema", CINEMA, "if age >= SENIOR_AGE:")):
-        outcome = FixSession(_project(tmp_path / name, files), settings).run()
+        outcome = FixSession(RunRequest(_project(tmp_path / name, files), settings)).run()
         assert outcome.status is Status.FIXED and outcome.patch is not None, outcome.message
         assert fixed in outcome.patch.changes[0].after
 
@@ -75,7 +76,7 @@ def test_a_template_mined_in_two_projects_fixes_a_third_first(tmp_path: Path) ->
     assert template.projects == 2
     decide(store, template.id, "approved", "test")
 
-    third = FixSession(_project(tmp_path / "library", LIBRARY), settings)
+    third = FixSession(RunRequest(_project(tmp_path / "library", LIBRARY), settings))
     outcome = third.run()
     assert outcome.status is Status.FIXED and outcome.patch is not None, outcome.message
     assert outcome.patch.proposer == "template" and outcome.patch.operator == template.operator

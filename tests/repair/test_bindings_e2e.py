@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Event, Outcome, Status
 from fixloop.core.model import Limits
 from fixloop.engines.repair.localize import SpectrumLocalizer
@@ -34,7 +35,7 @@ def fix(work: Path, max_candidates: int) -> tuple[Outcome, list[Event]]:
                                "sandbox": {"backend": "none"}, "max_candidates": max_candidates})
     assert not problems
     events: list[Event] = []
-    return FixSession(work, settings).run(events.append), events
+    return FixSession(RunRequest(work, settings)).run(events.append), events
 
 
 def changed_lines(outcome: Outcome) -> list[str]:

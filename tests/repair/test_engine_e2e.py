@@ -10,6 +10,7 @@ from typing import Iterator, Mapping, Sequence
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Limits, Patch, Status, Task, Verdict
 from fixloop.core.model import TestResult as Result
@@ -68,7 +69,7 @@ def test_offline_engine_fixes_a_real_project(tmp_path: Path) -> None:
                                "sandbox": {"backend": "none"}, "max_candidates": 60})
     assert not problems
     events = []
-    outcome = FixSession(work, settings).run(events.append)
+    outcome = FixSession(RunRequest(work, settings)).run(events.append)
     assert outcome.status is Status.FIXED, outcome.message
     assert outcome.patch.changes[0].after.count("self.items.pop(-1)") == 1 or "pop()" in outcome.patch.changes[0].after
     localized = next(e for e in events if e.kind == "localized")
@@ -89,7 +90,7 @@ def test_a_failure_inside_a_dependency_is_reported_as_such(tmp_path: Path) -> No
     (work / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\n")
     settings, _ = load({"python": PYTHON, "offline": True, "memory": {"enabled": False},
                         "sandbox": {"backend": "none"}, "max_candidates": 3})
-    outcome = FixSession(work, settings).run()
+    outcome = FixSession(RunRequest(work, settings)).run()
     assert outcome.status in (Status.GAVE_UP, Status.LIMITS), outcome.message
     if outcome.status is Status.GAVE_UP:
         assert "outside the project" in outcome.message and "fancyparse" in outcome.message

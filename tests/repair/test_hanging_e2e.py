@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.application.session import FixSession
 
@@ -27,7 +28,7 @@ def test_a_hanging_bug_is_fixed_within_the_bound(tmp_path: Path) -> None:
                                "wall_seconds": BOUND, "max_candidates": 300})
     assert not problems
     events = []
-    outcome = FixSession(work, settings).run(events.append)
+    outcome = FixSession(RunRequest(work, settings)).run(events.append)
     assert outcome.status is Status.FIXED, outcome.message
     assert "(lo + hi + 1) // 2" in outcome.patch.changes[0].after
     baseline = next(e for e in events if e.kind == "baseline")

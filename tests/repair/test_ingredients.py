@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.core.patch import apply_edits
 from fixloop.engines.repair import catalog, conditions, ingredients, reshape
@@ -369,7 +370,7 @@ def test_the_engine_fixes_a_recursive_call_argument_for_real(tmp_path: Path) -> 
     settings, problems = load({"python": sys.executable, "offline": True, "memory": {"enabled": False},
                                "sandbox": {"backend": "none"}, "max_candidates": 60})
     assert not problems
-    outcome = FixSession(work, settings).run()
+    outcome = FixSession(RunRequest(work, settings)).run()
     assert outcome.status is Status.FIXED, outcome.message
     assert outcome.patch is not None and outcome.patch.operator == "call_argument"
     check = tmp_path / "check"

@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import pytest
 
 from fixloop.core.model import FileChange, Limits, Patch, Status, TestReport, TestResult
+from fixloop.application.run import RunRequest
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Task
 from fixloop.core.ports import Ports
@@ -59,7 +60,7 @@ def test_order_dependent_failure_is_not_called_flaky(make_project) -> None:
     })
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},
                         "offline": True, "warm_workers": 0, "max_candidates": 3})
-    session = FixSession(root, settings)
+    session = FixSession(RunRequest(root, settings))
     session.run()
     assert session.outcome.status is not Status.FLAKY
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixloop.application.config import Settings, load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Scope, Status
 from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
@@ -31,7 +32,7 @@ def _digest(root: Path) -> dict[str, str]:
 
 
 def _fix(root: Path, **extra: object) -> FixSession:
-    session = FixSession(root, _settings(**extra))
+    session = FixSession(RunRequest(root, _settings(**extra)))
     session.run()
     return session
 
@@ -142,6 +143,6 @@ def test_user_edit_during_the_run_is_a_conflict(make_project) -> None:
 @pytest.mark.e2e  # a whole fix run
 def test_scope_to_one_test(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
-    session = FixSession(root, _settings(), Scope("node", "tests/test_lib.py::test_add"))
+    session = FixSession(RunRequest(root, _settings(), Scope("node", "tests/test_lib.py::test_add")))
     session.run()
     assert session.outcome.status is Status.FIXED

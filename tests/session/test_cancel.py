@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Event, Status
 from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
@@ -24,7 +25,7 @@ def test_cancel_during_candidates(make_project) -> None:
                          "tests/test_lib.py": SLOW_TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},
                         "offline": True})
-    session = FixSession(root, settings)
+    session = FixSession(RunRequest(root, settings))
     seen = threading.Event()
 
     def on_event(event: Event) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fixloop.application.config import Settings, load
+from fixloop.application.run import RunRequest
 from fixloop.core.model import Status
 from fixloop.application.session import FixSession
 from tests.conftest import PYTHON
@@ -41,7 +42,7 @@ def test_a_slow_but_correct_test_is_not_called_hung_and_localization_stays_away_
     root = make_project({"calc.py": CALC, "heavy.py": HEAVY, "tests/test_calc.py": TEST_CALC,
                          "tests/test_heavy.py": "from heavy import crunch\n\n\ndef test_crunch():\n"
                                                 "    assert crunch(3.5) > 0\n"})
-    session = FixSession(root, _settings(hang_probe_seconds=1.0))
+    session = FixSession(RunRequest(root, _settings(hang_probe_seconds=1.0)))
     outcome = session.run()
     assert outcome.status is Status.FIXED, outcome.message
     assert session.summary["failing_before"] == ["tests/test_calc.py::test_inc"]
@@ -59,7 +60,7 @@ def test_a_long_suite_screens_on_the_covering_tests_and_confirms_on_the_whole_su
     the fix is confirmed by all five tests."""
     slow = "".join(f"\n\ndef test_slow_{i}():\n    time.sleep(0.8)\n" for i in range(3))
     root = make_project({"calc.py": CALC, "tests/test_calc.py": TEST_CALC, "tests/test_slow.py": "import time" + slow})
-    session = FixSession(root, _settings(select_covering_after=2.0))
+    session = FixSession(RunRequest(root, _settings(select_covering_after=2.0)))
     outcome = session.run()
     assert outcome.status is Status.FIXED, outcome.message
     events = _events(session)

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
-from fixloop.application.config import Settings
 from fixloop.core.guard import rejection
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Event, Outcome, Patch, Scope, Status, TestReport
 from fixloop.application.result import CheckPart, RunResult
-from fixloop.application.run import Run
+from fixloop.application.run import Run, RunRequest
 from fixloop.adapters.runner.interpreter import InterpreterUnusable
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.safety.check import PatchSafety
@@ -33,12 +31,11 @@ class FixCheck(Run):
     """A run whose outcome is FIXED with the patch when the check passes, else GAVE_UP (the fix is refused
     or breaks tests) or ERROR (the check could not run), with a message."""
 
-    def __init__(self, workspace: Path, settings: Settings, patch: Patch, overlays: Mapping[str, str],
-                 memory_id: str, run_id: str = "") -> None:
+    def __init__(self, request: RunRequest, patch: Patch, memory_id: str) -> None:
         # One suite run, maybe a second of a few tests: warm fork servers would cost more than they save.
-        super().__init__(workspace, dataclasses.replace(settings, warm_workers=0), run_id)
+        super().__init__(dataclasses.replace(request, settings=dataclasses.replace(request.settings, warm_workers=0)))
         self.patch = patch
-        self.overlays = dict(overlays)
+        self.overlays = dict(request.overlays)
         self.memory_id = memory_id
         self.runner: PytestRunner | None = None
 

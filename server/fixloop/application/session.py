@@ -5,19 +5,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from pathlib import Path
 from dataclasses import replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
 from fixloop.application.advice import Situation, advise
-from fixloop.application.config import Settings, project_settings
+from fixloop.application.config import project_settings
 from fixloop.core.loop import drive, run
-from fixloop.core.model import Audit, Event, Outcome, Scope, Status
+from fixloop.core.model import Audit, Event, Outcome, Status
 from fixloop.core.ports import CallLogging, Ports
 from fixloop.core.telemetry import call_fields
 from fixloop.application.history.store import remember_project
 from fixloop.application.result import RunResult
-from fixloop.application.run import Run
+from fixloop.application.run import Run, RunRequest
 from fixloop.application.runlog import RunLog, record_decision
 from fixloop.adapters.runner.install import Installed, install
 from fixloop.adapters.runner.interpreter import InterpreterUnusable
@@ -38,15 +37,12 @@ def seed_of(run_id: str) -> int:
 class FixSession(Run):
     """A fix run: the loop on the workspace's failing tests."""
 
-    def __init__(self, workspace: Path, settings: Settings, scope: Scope = Scope(),
-                 overlays: Mapping[str, str] | None = None, notes: Sequence[str] | None = None,
-                 seed: int | None = None, run_id: str = "") -> None:
-        super().__init__(workspace, settings, run_id)
+    def __init__(self, request: RunRequest) -> None:
+        super().__init__(request)
         # Settings problems found at the edge (refused project keys first): named in the run log too.
-        self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
-        # `--seed` replays a run's random choices; otherwise they follow from the run id.
-        self.seed = seed_of(self.run_id) if seed is None else seed
-        self.task = make_task(workspace, settings, scope, overlays, self.seed)
+        self.notes = request.notes if request.notes is not None else tuple(project_settings(self.workspace)[1])
+        self.seed = seed_of(self.run_id) if request.seed is None else request.seed
+        self.task = make_task(self.workspace, self.settings, request.scope, request.overlays, self.seed)
         self.runner: PytestRunner | None = None
         self.originals: dict[str, bytes] = {}
         self.encodings: dict[str, str] = {}

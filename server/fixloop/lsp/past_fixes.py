@@ -11,8 +11,7 @@ changed since it was shown, or whose fix does not transfer, applies nothing and 
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import unified_diff
@@ -20,8 +19,7 @@ from fixloop.lsp.providers import MemoryPattern
 from fixloop.lsp.runs import Session, SessionFactory
 
 if TYPE_CHECKING:
-    from fixloop.application.config import Settings
-    from fixloop.core.model import Scope
+    from fixloop.application.run import RunRequest
 
 STALE = "the document changed since this memory warning was shown: ask again once the warning is updated"
 
@@ -56,10 +54,9 @@ def past_fix(rel: str, text: str, pattern: MemoryPattern) -> tuple[str, Patch | 
 def checker(patch: Patch, memory_id: str) -> SessionFactory:
     """The run manager's session for one past fix: its check, then the review of a run's fix."""
 
-    def make(workspace: Path, settings: "Settings", scope: "Scope", overlays: Mapping[str, str], run_id: str,
-             seed: int | None) -> Session:
+    def make(request: "RunRequest") -> Session:
         from fixloop.application.fixcheck import FixCheck  # the sandbox and the runner load only when a check is asked for
 
-        return FixCheck(workspace, settings, patch, overlays, memory_id, run_id)
+        return FixCheck(request, patch, memory_id)
 
     return make

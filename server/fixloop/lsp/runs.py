@@ -8,13 +8,13 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, runtime_checkable
 
 from lsprotocol import types as t
 
 from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.application.goal.request import Goal
-from fixloop.application.run import Run
+from fixloop.application.run import Run, RunRequest
 from fixloop.application.runlog import new_run_id
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.overlays import open_python_texts
@@ -41,25 +41,22 @@ class Installing(Protocol):
 Session = Run  # a fix run, a goal run or a past fix's check: one kind of run (application/run.py)
 
 
-# (workspace, settings, scope, the editor's texts, the run's id, its seed or None to follow the id)
-SessionFactory = Callable[[Path, "Settings", Scope, Mapping[str, str], str, "int | None"], Session]
+SessionFactory = Callable[[RunRequest], Session]
 Ask = Callable[[Any], "str | None"]  # a goal's clarifying question (goal.ports.Question) -> the choice
-GoalFactory = Callable[[Path, "Settings", Goal, Mapping[str, str], Ask, str, "int | None"], Session]
+GoalFactory = Callable[[RunRequest, Goal, Ask], Session]
 Finished = Callable[[str, dict[str, Any], "Outcome | None"], Awaitable[None]]
 
 
-def default_session_factory(workspace: Path, settings: "Settings", scope: Scope, overlays: Mapping[str, str],
-                            run_id: str, seed: int | None) -> Session:
+def default_session_factory(request: RunRequest) -> Session:
     from fixloop.application.session import FixSession  # the loop's adapters load only when a fix is asked for
 
-    return FixSession(workspace, settings, scope, overlays, seed=seed, run_id=run_id)
+    return FixSession(request)
 
 
-def default_goal_factory(workspace: Path, settings: "Settings", goal: Goal, overlays: Mapping[str, str],
-                         ask: Ask, run_id: str, seed: int | None) -> Session:
+def default_goal_factory(request: RunRequest, goal: Goal, ask: Ask) -> Session:
     from fixloop.application.goal.session import GoalSession  # loads only when a goal is asked for
 
-    return GoalSession(workspace, settings, goal, overlays, seed=seed, ask=ask, run_id=run_id)
+    return GoalSession(request, goal, ask=ask)
 
 
 def run_settings(config: ServerConfig) -> "Settings":
@@ -248,13 +245,13 @@ class RunManager:
         return {"ok": done.ok, "said": done.said}
 
     def _open(self, request: Request, root: Path, loop: asyncio.AbstractEventLoop, active: Active) -> Session:
-        overlays = request.overlays if request.overlays is not None else self._overlays()
-        settings = run_settings(self.editor.config())
+        config = self.editor.config()
+        asked = RunRequest(root, run_settings(config), request.scope,
+                           request.overlays if request.overlays is not None else self._overlays(),
+                           config.problems, request.seed, request.run_id)
         if request.goal is None:
-            return (request.factory or self.factory)(root, settings, request.scope, overlays, request.run_id,
-                                                     request.seed)
-        return self.goal_factory(root, settings, request.goal, overlays, self._asker(loop, active), request.run_id,
-                                 request.seed)
+            return (request.factory or self.factory)(asked)
+        return self.goal_factory(asked, request.goal, self._asker(loop, active))
 
     def _asker(self, loop: asyncio.AbstractEventLoop, active: Active) -> Ask:
         """A goal's question, asked from the run's worker thread with window/showMessageRequest."""

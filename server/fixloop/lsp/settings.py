@@ -41,6 +41,7 @@ class ServerConfig:
     api_key: str = field(default="", repr=False)
     workspace_trusted: bool = True  # the client's word; False in VS Code's Restricted Mode
     ignored: tuple[str, ...] = ()  # what the workspace asked for and did not get, one message each
+    problems: tuple[str, ...] = ()  # every settings problem found (ignored ones too): named in each run's log
 
 
 def parse_options(init: Any, workspace: Path | None, answer: Any = None) -> tuple[ServerConfig, list[str]]:
@@ -88,7 +89,8 @@ def parse_options(init: Any, workspace: Path | None, answer: Any = None) -> tupl
         ignored.append("sandbox.backend = 'none': refused in an untrusted workspace (Restricted Mode), where the "
                        "project's tests run only in an isolating sandbox; using 'auto'")
         settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, backend=AUTO))
-    return ServerConfig(settings, review, api_key, trusted, tuple(ignored)), problems + ignored
+    said = problems + ignored
+    return ServerConfig(settings, review, api_key, trusted, tuple(ignored), tuple(said)), said
 
 
 def _object(raw: Any, where: str, keys: tuple[str, ...], problems: list[str]) -> Mapping[str, Any]:

@@ -13,14 +13,13 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
-from fixloop.application.config import Settings, project_settings
+from fixloop.application.config import project_settings
 from fixloop.core.model import Event, Outcome, Scope, Status
 from fixloop.kit.rundir import open_run_dir, replace_file
 from fixloop.application.result import GoalPart, RunResult
-from fixloop.application.run import Run
+from fixloop.application.run import Run, RunRequest
 from fixloop.application.runlog import RunLog
 from fixloop.application.session import FixSession, seed_of
 from fixloop.application.testgen.verify import Verification, verify
@@ -55,17 +54,16 @@ class Unanswered(Exception):
 class GoalSession(Run):
     """A goal run: a reproduction test from the words first, then the fix run on it (`inner`)."""
 
-    def __init__(self, workspace: Path, settings: Settings, goal: Goal, overlays: Mapping[str, str] | None = None,
-                 notes: Sequence[str] | None = None, seed: int | None = None, ask: Ask | None = None,
-                 author: GoalAuthor | None = None, run_id: str = "") -> None:
-        super().__init__(workspace, settings, run_id)
+    def __init__(self, request: RunRequest, goal: Goal, ask: Ask | None = None,
+                 author: GoalAuthor | None = None) -> None:
+        super().__init__(request)
         self.goal = goal
-        self.overlays = dict(overlays or {})
-        self.notes = tuple(notes) if notes is not None else tuple(project_settings(workspace)[1])
-        self.seed = seed
+        self.overlays = dict(request.overlays)
+        self.notes = request.notes if request.notes is not None else tuple(project_settings(self.workspace)[1])
+        self.seed = request.seed
         self.ask = ask
         # With a key (and not offline) a model writes the questions, spec and test; the offline author otherwise.
-        self.author: GoalAuthor = author or make_goal_author(settings, self._cancel.is_set)
+        self.author: GoalAuthor = author or make_goal_author(self.settings, self._cancel.is_set)
         self.prepared: Prepared | None = None
         self.inner: FixSession | None = None
         self.problem = ""  # usage | test | "" (see docs/protocol.md "Goal mode")
@@ -99,9 +97,9 @@ class GoalSession(Run):
         p = self.prepared
         seed = self.seed if self.seed is not None else seed_of(self.run_id)
         # One budget for the goal: what the author spent comes off the fix run's token and dollar limits.
-        self.inner = FixSession(self.workspace, after_spending(self.settings, self.author.usage()),
-                                Scope("file", p.test.path),
-                                {**self.overlays, p.test.path: p.test.source}, self.notes, seed, self.run_id)
+        self.inner = FixSession(RunRequest(self.workspace, after_spending(self.settings, self.author.usage()),
+                                           Scope("file", p.test.path), {**self.overlays, p.test.path: p.test.source},
+                                           self.notes, seed, self.run_id))
         if self._cancel.is_set():
             self.inner.cancel()
         outcome = self.inner.run(on_event)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.console import Console
 
 from fixloop.kit.printable import shown
-from fixloop.application.config import Settings
+from fixloop.application.run import RunRequest
 from fixloop.core.goal import Question
 from fixloop.application.goal.request import Goal
 from fixloop.application.goal.session import GoalSession
@@ -35,13 +34,11 @@ def prompt(console: Console) -> Any:
     return ask
 
 
-def goal_session(workspace: Path, settings: Settings, text: str, yes: bool, quiet: bool, notes: Sequence[str],
-                 seed: int | None, console: Console) -> GoalSession:
+def goal_session(request: RunRequest, text: str, yes: bool, quiet: bool, console: Console) -> GoalSession:
     """Questions are asked only on an interactive terminal without --yes; otherwise the defaults are taken
     and stated as assumptions."""
     interactive = not yes and not quiet and sys.stdin.isatty()
-    return GoalSession(workspace, settings, Goal(text, yes=yes), notes=notes, seed=seed,
-                       ask=prompt(console) if interactive else None)
+    return GoalSession(request, Goal(text, yes=yes), ask=prompt(console) if interactive else None)
 
 
 def show_goal(summary: dict[str, Any], console: Console) -> None:
