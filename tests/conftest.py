@@ -21,7 +21,7 @@ LOCKS = REPO / ".cache"  # shared by the workers of `pytest -n`
 # fakes, the pure converters and the architecture rules. What it guarantees holds on any machine: no sandbox,
 # no model, no store.
 CONTRACT = ("core/", "test_architecture.py", "lsp/test_units.py", "test_advice.py", "test_progress.py",
-            "test_screen.py", "strategies/test_arrange.py", "strategies/test_bandit.py")
+            "test_result.py", "test_screen.py", "strategies/test_arrange.py", "strategies/test_bandit.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -111,7 +111,7 @@ class GoalSession(Run):
         if outcome.status is not Status.CANCELLED:
             goal_memory.remember(self.settings.memory, self.workspace, self.run_id, p.ctx.goal, p.spec, p.test.path,
                                  outcome.patch if outcome.status is Status.FIXED else None)
-        return outcome
+        return self.result.outcome
 
     def _recall(self, on_event: Callable[[Event], None]) -> None:
         if not self.goal.text.strip():
@@ -224,7 +224,7 @@ class GoalSession(Run):
         on_event(event)
         self.result = self._with_goal(runlog.finish(RunResult(outcome)))
         self._rewrite_log()
-        return outcome
+        return self.result.outcome
 
     def _with_goal(self, result: RunResult) -> RunResult:
         """The result with the goal's part, the goal author's model calls counted as the run's."""
