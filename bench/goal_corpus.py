@@ -40,6 +40,7 @@ from fixloop.application.config import load
 from fixloop.core.model import Status
 from fixloop.application.goal.request import Goal
 from fixloop.application.goal.session import GoalSession
+from fixloop.application.run import RunRequest
 from fixloop.application.wiring import with_api_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +113,7 @@ def run_one(bug: Path, python: str, sandbox: str, wall: float, model_url: str = 
         if model_url:
             settings = with_api_key(settings, FAKE_KEY)
         started = time.monotonic()
-        session = GoalSession(work, settings, Goal(goal, yes=True), notes=())
+        session = GoalSession(RunRequest(work, settings, notes=()), Goal(goal, yes=True))
         outcome = session.run()
         seconds = time.monotonic() - started
         p = session.prepared

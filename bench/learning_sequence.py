@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from fixloop.application.config import load  # noqa: E402
 from fixloop.core.model import Outcome, Status  # noqa: E402
 from fixloop.application.session import FixSession  # noqa: E402
+from fixloop.application.run import RunRequest  # noqa: E402
 
 BUGS = ROOT / "bench" / "learning_bugs"
 HIDDEN = "hidden_checks.py"
@@ -113,7 +114,7 @@ def fix(bug: dict[str, str], settings_data: dict[str, Any], where: Path, seed: i
     assert not problems, problems
     work = buggy_copy(bug, where, hidden=False)
     started = time.monotonic()
-    session = FixSession(work, settings, seed=seed)
+    session = FixSession(RunRequest(work, settings, seed=seed))
     outcome = session.run()
     seconds = time.monotonic() - started
     by = f"{outcome.patch.proposer}/{outcome.patch.operator}" if outcome.patch else "-"

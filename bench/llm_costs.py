@@ -31,6 +31,7 @@ from fixloop.application.config import LLMSettings, MemorySettings, Settings  # 
 from fixloop.core.model import Limits, Outcome  # noqa: E402
 from fixloop.core.review import ReviewSettings  # noqa: E402
 from fixloop.application.session import FixSession  # noqa: E402
+from fixloop.application.run import RunRequest  # noqa: E402
 from tests.conftest import PYTHON  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.llm.harness import llm_proposer, run_loop  # noqa: E402
@@ -59,7 +60,7 @@ def offline_fixable(tmp: Path, python: str, review: bool) -> dict[str, object]:
                                                            model="fake-model", max_retries=0),
                             memory=MemorySettings(enabled=False), review=ReviewSettings(enabled=review))
         t0 = time.monotonic()
-        out = FixSession(root, settings).run()
+        out = FixSession(RunRequest(root, settings)).run()
         name = f"offline-fixable (model wired after, review {'on' if review else 'off'})"
         return row(name, out, time.monotonic() - t0, len(fake.requests))
 

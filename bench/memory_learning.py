@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from fixloop.application.config import MemorySettings, Settings  # noqa: E402
 from fixloop.core.model import Outcome  # noqa: E402
 from fixloop.application.session import FixSession  # noqa: E402
+from fixloop.application.run import RunRequest  # noqa: E402
 
 PAIRS = ROOT / "bench" / "memory_pairs"
 
@@ -57,7 +58,7 @@ def fix(project: Path, memory_uri: Path, scratch: Path, seed: int, python: str) 
     shutil.copytree(project, work)
     settings = dataclasses.replace(Settings(), offline=True, memory=MemorySettings(uri=str(memory_uri)), python=python)
     started = time.monotonic()
-    outcome: Outcome = FixSession(work, settings, seed=seed).run()
+    outcome: Outcome = FixSession(RunRequest(work, settings, seed=seed)).run()
     order = [f"{a.patch.proposer}/{a.patch.operator}" for a in outcome.attempts]
     return Run(outcome.status.value, outcome.candidates_evaluated, round(time.monotonic() - started, 2),
                f"{outcome.patch.proposer}/{outcome.patch.operator}" if outcome.patch else "-", order, seed)

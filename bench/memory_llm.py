@@ -28,6 +28,7 @@ for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
 
 from fixloop.application.config import LLMSettings, MemorySettings, Settings  # noqa: E402
 from fixloop.application.session import FixSession  # noqa: E402
+from fixloop.application.run import RunRequest  # noqa: E402
 from tests.llm.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.llm.scripted import ScriptedModel, write_project  # noqa: E402
 
@@ -78,7 +79,7 @@ def fix(files: dict[str, str], edits: list, memory: Path, scratch: Path, python:
         settings = Settings(python=python, memory=MemorySettings(uri=str(memory)),
                             llm=LLMSettings(base_url=fake.url, api_key="bench-key", model="fake-model", max_retries=0,
                                             first=first))
-        out = FixSession(root, settings).run()
+        out = FixSession(RunRequest(root, settings)).run()
         return {"status": out.status.value, "candidates": out.candidates_evaluated, "llm_calls": out.usage.llm_calls,
                 "tokens": out.usage.tokens, "requests": len(fake.requests),
                 "by": f"{out.patch.proposer}/{out.patch.operator}" if out.patch else "-"}

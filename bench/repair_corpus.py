@@ -28,6 +28,7 @@ from pathlib import Path
 from fixloop.application.config import load
 from fixloop.core.model import Status
 from fixloop.application.session import FixSession
+from fixloop.application.run import RunRequest
 
 BUGS = Path(__file__).resolve().parent / "bugs"
 HIDDEN = "hidden_check.py"
@@ -64,7 +65,7 @@ def run_one(bug: Path, python: str, max_candidates: int, wall: float) -> Result:
                                    "wall_seconds": wall, "memory": {"enabled": False}, "sandbox": {"backend": "none"}})
         assert not problems, problems
         started = time.monotonic()
-        session = FixSession(work, settings)
+        session = FixSession(RunRequest(work, settings))
         outcome = session.run()
         seconds = time.monotonic() - started
         if outcome.status is not Status.FIXED or outcome.patch is None:

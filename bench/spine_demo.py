@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO / "server"))
 
 from fixloop.application.config import load  # noqa: E402
 from fixloop.application.session import FixSession  # noqa: E402
+from fixloop.application.run import RunRequest  # noqa: E402
 
 
 def lean_python() -> str:
@@ -57,7 +58,7 @@ def main() -> None:
             plain.append(time.monotonic() - t0)
             settings, _ = load({"python": args.python, "sandbox": {"backend": args.sandbox},
                                 "memory": {"enabled": False}, "offline": True})
-            session = FixSession(project, settings)
+            session = FixSession(RunRequest(project, settings))
             outcome = session.run()
             assert outcome.status.value == "fixed", outcome.message
             d = dict(outcome.durations)

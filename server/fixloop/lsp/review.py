@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from fixloop.core.model import Patch
-from fixloop.core.patch import Hunk, hunks
+from fixloop.core.model import FileChange, Patch
+from fixloop.core.patch import Hunk, apply_hunks, hunks
 
 PENDING, ACCEPTED, REJECTED, CONFLICT = "pending", "accepted", "rejected", "conflict"
 
@@ -50,6 +50,15 @@ class Proposal:
         by_id = {h.id: h for h in self.hunks}
         wanted = list(dict.fromkeys(ids))
         return [by_id[i] for i in wanted if i in by_id], [i for i in wanted if i not in by_id]
+
+    def part(self, chosen: Sequence[HunkState], operator: str) -> Patch:
+        """The part of the fix that `chosen` hunks make, on the texts the run saw (what the memory and the
+        user's on_apply hook are told was accepted or applied)."""
+        by_path: dict[str, list[Hunk]] = {}
+        for h in chosen:
+            by_path.setdefault(h.hunk.path, []).append(h.hunk)
+        return Patch(tuple(FileChange(path, self.before[path], apply_hunks(self.before[path], hs))
+                           for path, hs in by_path.items()), "review", operator)
 
 
 def proposal_from(run_id: str, patch: Patch, uri_of: Callable[[str], str]) -> Proposal:

@@ -10,8 +10,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from lsprotocol import types as t
 
-from fixloop.core.model import FileChange, Outcome, Patch, Status
-from fixloop.core.patch import apply_hunks
+from fixloop.core.model import Outcome, Patch, Status
 from fixloop.lsp.contract import RUN_FINISHED
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.paths import BadInput, read_disk_text, uri_for
@@ -184,13 +183,8 @@ class Reviewer:
         """Tell the user's on_apply hook what was applied (off the event loop: a hook may take its timeout)."""
         if not taken:
             return
-        by_path: dict[str, list[HunkState]] = {}
-        for h in taken:
-            by_path.setdefault(h.hunk.path, []).append(h)
-        patch = Patch(tuple(FileChange(path, proposal.before[path], apply_hunks(proposal.before[path], [h.hunk for h in hs]))
-                            for path, hs in by_path.items()), "review", "applied")
         try:
-            said = await asyncio.to_thread(self.recorder.applied, proposal.run_id, patch)
+            said = await asyncio.to_thread(self.recorder.applied, proposal.run_id, proposal.part(taken, "applied"))
         except Exception:  # a hook is the user's: its failure never undoes a decision
             log.exception("telling the on_apply hook failed")
             return
@@ -200,9 +194,7 @@ class Reviewer:
     def _decide(self, proposal: Proposal, h: HunkState, state: str) -> None:
         h.state, h.message = state, ""
         try:
-            before = proposal.before[h.hunk.path]
-            patch = Patch((FileChange(h.hunk.path, before, apply_hunks(before, [h.hunk])),), "review", "hunk")
-            self.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, patch)
+            self.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, proposal.part([h], "hunk"))
         except Exception:  # the memory is best effort: a decision is never lost for the user
             log.exception("recording a review decision failed")
 
