@@ -20,6 +20,7 @@ from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.runner.report import parse_report
 from fixloop.adapters.sandbox.plain import PlainSandbox
 from fixloop.adapters.sandbox.select import probe
+from fixloop.application.run import RunRequest
 from fixloop.application.session import FixSession
 from fixloop.core.bandit import Choice
 from tests.backends import unavailable
@@ -211,7 +212,7 @@ def test_a_forging_candidate_is_never_fixed(make_project) -> None:
     root = make_project({"lib.py": LIB, "tests/test_lib.py": TESTS})
     settings, _ = load({"python": PYTHON, "sandbox": {"backend": "none"}, "memory": {"enabled": False},
                         "offline": True, "warm_workers": 0, "max_candidates": 1})
-    session = _ForgerFirst(root, settings)
+    session = _ForgerFirst(RunRequest(root, settings))
     outcome = session.run()
     assert outcome.status.value != "fixed", outcome
     forged = [a for a in outcome.attempts if a.patch is not None and a.patch.proposer == "forger"]

@@ -9,6 +9,7 @@ from typing import Callable
 import pytest
 
 from fixloop.application.config import load
+from fixloop.application.run import RunRequest
 from fixloop.application.session import FixSession
 from fixloop.adapters.runner.behaviour import probed
 from fixloop.adapters.runner.pytest_runner import PytestRunner
@@ -94,7 +95,7 @@ def test_a_whole_run_offers_the_fix_that_keeps_the_passing_tests_values(make_pro
     root = make_project({"lib.py": CLAMP, "tests/test_lib.py": CLAMP_TESTS})
     settings, _ = load({"python": project_python(), "sandbox": {"backend": "bwrap"}, "memory": {"enabled": False},
                         "offline": True})
-    outcome = _TwoFixesFirst(root, settings).run()
+    outcome = _TwoFixesFirst(RunRequest(root, settings)).run()
     assert outcome.status.value == "fixed", outcome
     assert outcome.patch is not None and outcome.patch.changes[0].after == RIGHT
     assert outcome.patch.meta.get("review") == "prefer (offline)"
