@@ -235,3 +235,18 @@ def test_many_variants_of_one_operator_at_a_line_do_not_bury_the_next_line() -> 
     # the first two comparisons keep their place, the nudge comes before the other three
     assert order == ["comparison_swap0", "comparison_swap1", "integer_nudge100", "comparison_swap2",
                      "comparison_swap3", "comparison_swap4"]
+
+
+def test_an_assertion_in_the_test_points_at_the_functions_it_calls_wherever_they_are() -> None:
+    from fixloop.engines.repair.localize import TracebackLocalizer
+
+    test = "from shop import area, total\n\n\ndef helper():\n    return total([1])\n\n\ndef test_t():\n" \
+           "    assert area(2) == 4 and helper() == 1\n"
+    sources = {"tests/test_m.py": test,
+               "shop/geo.py": "def area(x):\n    y = x * x\n    return y\n\n\ndef perimeter(x):\n    return 4 * x\n",
+               "shop/sums.py": "async def total(xs):\n    return sum(xs)\n",
+               "shop/notes.py": "TEXT = 'def area(x): is documented here'\n\n\ndef note():\n    return TEXT\n"}
+    failure = Result("tests/test_m.py::test_t", "failed", exc_type="AssertionError", message="assert 3 == 4")
+    suspects = TracebackLocalizer(lambda p: p.startswith("tests/")).localize(Report((failure,)), sources, ())
+    assert {(s.path, s.line) for s in suspects} == {("shop/geo.py", 2), ("shop/geo.py", 3), ("shop/sums.py", 2)}
+    assert all(s.score == 0.3 and "is called by tests/test_m.py::test_t" in s.reason for s in suspects)
