@@ -8,7 +8,7 @@ import pytest
 
 from fixloop.core.patch import apply_edits
 from fixloop.engines.repair import operators as ops
-from fixloop.kit.syntax import Offsets, parse, parses, walk
+from fixloop.kit.syntax import Offsets, names_in_scope, parse, parses, walk
 
 
 def results(operator: ops.Operator, source: str) -> set[str]:
@@ -205,3 +205,25 @@ def test_replace_identifier_never_reads_a_local_before_the_function_binds_it() -
     assert "base -> params" in splat[:2] and not {"base -> path", "base -> later", "base -> total"} & set(splat)
     assert "i -> total" in summaries(4, 24)  # inside the loop: bound by the iteration before
     assert "path -> later" in summaries(6, 11)
+
+
+def test_replace_identifier_knows_what_imports_bind_and_what_a_place_takes() -> None:
+    # `from .api import Base` binds Base, not api; `import a.b` binds a. A list has no `.width`, a class or
+    # a module is never subscripted or splatted, and `typing`'s exports are classes whatever their case.
+    src = ("from .api import Base\nfrom os import path as p\nfrom typing import TYPE_CHECKING, IO\nimport a.b\n"
+           "__all__ = ['Box']\nLIMIT = 3\n\n\nclass Box(Base):\n    def area(self, items, other):\n"
+           "        first = items[0]\n        return self.width * first + len(*items)\n")
+    off = Offsets(src)
+    tree = parse(src).root_node
+
+    def summaries(line: int, column: int) -> list[str]:
+        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
+        return [m.summary for m in ops.replace_identifier(node, off)]
+
+    receiver, subscripted, splatted = summaries(11, 15), summaries(10, 16), summaries(11, 41)
+    in_scope = names_in_scope(next(n for n in walk(tree) if n.start_point == (10, 16)))
+    assert set(in_scope[-5:]) == {"Base", "p", "TYPE_CHECKING", "IO", "a"}  # imported names after the defined ones
+    assert "self -> other" in receiver and "self -> LIMIT" not in receiver and "self -> __all__" not in receiver
+    assert not any(s.endswith(("-> api", "-> os", "-> path")) for s in receiver + subscripted + splatted)
+    assert "items -> other" in subscripted and "items -> LIMIT" not in subscripted
+    assert not {"items -> Base", "items -> Box", "items -> p", "items -> IO", "items -> a"} & set(subscripted + splatted)

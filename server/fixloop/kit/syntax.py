@@ -163,8 +163,10 @@ def is_docstring(node: Node) -> bool:
 
 
 def _bound_names(scope: Node) -> list[str]:
-    """Parameters and assigned names in a function (or module), nested definitions excluded."""
+    """Parameters and assigned names in a function (or module), nested definitions excluded; then the names
+    its imports bind."""
     names: list[str] = []
+    imported: list[str] = []
     params = scope.child_by_field_name("parameters") if scope.type == "function_definition" else None
     if params is not None:
         for p in params.named_children:
@@ -189,18 +191,25 @@ def _bound_names(scope: Node) -> list[str]:
                     if sub.type == "identifier" and (sub.parent is None or sub.parent.type != "attribute"):
                         names.append(text_of(sub))
         if node.type in ("import_statement", "import_from_statement"):
-            for sub in walk(node):
-                if sub.type == "dotted_name" and sub.parent is not None and sub.parent.type != "import_from_statement":
-                    names.append(text_of(sub).split(".")[0])
-                elif sub.type == "aliased_import":
-                    alias = sub.child_by_field_name("alias")
-                    if alias is not None:
-                        names.append(text_of(alias))
+            imported.extend(_imported_names(node))
+            continue
         stack.extend(node.named_children)
     seen: dict[str, None] = {}
-    for n in names:
+    for n in names + imported:  # imported names last: the names a scope defines are likelier to be meant
         seen.setdefault(n, None)
     return list(seen)
+
+
+def _imported_names(statement: Node) -> list[str]:
+    """The names an import binds: `import a.b` binds `a`, `from .m import x as y` binds `y` (never `m`)."""
+    out: list[str] = []
+    for name in statement.children_by_field_name("name"):
+        alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
+        if alias is not None:
+            out.append(text_of(alias))
+        elif name.type == "dotted_name":
+            out.append(text_of(name).split(".")[0])
+    return out
 
 
 def local_names(scope: Node) -> list[str]:

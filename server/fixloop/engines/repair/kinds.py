@@ -44,6 +44,9 @@ ANNOTATIONS = {"int": "number", "float": "number", "complex": "number", "bool": 
 ITERATING = ("len", "sorted", "sum", "enumerate", "zip", "list", "tuple", "set", "frozenset", "reversed", "iter",
              "any", "all", "dict", "min", "max")
 ORDERED = ("<", ">", "<=", ">=")
+# Modules whose exports are classes and functions, whatever their case (`ABC`, `IO`), but for these values.
+KNOWN_IMPORTS: dict[str, dict[str, str]] = {"typing": {"TYPE_CHECKING": "bool"}, "abc": {}, "collections.abc": {},
+                                            "__future__": {}, "typing_extensions": {"TYPE_CHECKING": "bool"}}
 _FUNCTIONS: dict[bytes, dict[str, list[str]]] = {}
 _MODULES: dict[bytes, dict[str, list[str]]] = {}
 
@@ -266,10 +269,14 @@ def _imported(node: Node) -> list[tuple[str, str]]:
             if dotted is not None:
                 out.append((text_of(alias) if alias is not None else text_of(dotted).split(".")[0], "module"))
         return out
+    module = text_of(node.child_by_field_name("module_name") or node)
     for item in node.children_by_field_name("name"):
         alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
-        name = text_of(alias if alias is not None else item.child_by_field_name("name") or item)
-        out.append((name, "value" if CONSTANT.match(name) else "import"))
+        imported = text_of(item.child_by_field_name("name") or item)
+        name = text_of(alias) if alias is not None else imported
+        known = KNOWN_IMPORTS.get(module, {})
+        out.append((name, known.get(imported, "import") if module in KNOWN_IMPORTS
+                    else "value" if CONSTANT.match(name) else "import"))
     return out
 
 
@@ -292,13 +299,33 @@ def _module_bindings(root: Node) -> dict[str, list[str]]:
 def may_stand_for(node: Node, new: str) -> bool:
     """Whether the name `new` may replace the identifier `node`, read as a value where it is."""
     old_kind, new_kind = kind_of(text_of(node), node), kind_of(new, node)
-    if is_value(old_kind) and new_kind in NOT_VALUES:
+    if new_kind in NOT_VALUES and (is_value(old_kind) or _value_only(node)):
         return False
     if old_kind in CALLABLES and is_value(new_kind):
         return False
     if old_kind == "module" and new_kind not in ("module", ""):
         return False
     return accepts(node, new_kind if new_kind in TYPES else _role(new, node) or new_kind)
+
+
+def _value_only(node: Node) -> bool:
+    """Whether the place of `node` takes only a value, never a function, class or module (`xs[0]`, `*xs`,
+    `n + 1`, `for x in xs`, `len(xs)`)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    ptype = parent.type
+    if ptype in ("list_splat", "dictionary_splat", "binary_operator", "unary_operator", "augmented_assignment"):
+        return True
+    if ptype == "subscript":
+        return parent.child_by_field_name("value") == node
+    if ptype == "comparison_operator":
+        return any(text_of(c) in ORDERED for c in parent.children if not c.is_named)
+    if ptype in ("for_statement", "for_in_clause"):
+        return parent.child_by_field_name("right") == node
+    call = parent.parent if ptype == "argument_list" else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    return callee is not None and text_of(callee) in ITERATING and len(parent.named_children) == 1
 
 
 def _typed(node: Node) -> str:
@@ -315,9 +342,12 @@ def _role(name: str, at: Node) -> str:
 
 def accepts(node: Node, kind: str) -> bool:
     """Whether the place of `node` can take a value of `kind` (True when either is unknown)."""
+    parent = node.parent
+    if kind in TYPES and parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == node:
+        attribute = parent.child_by_field_name("attribute")
+        return attribute is None or _has_attribute(kind, text_of(attribute))
     if kind not in TYPES or kind == "none":
         return not kind.startswith("instance:") or _instance_fits(node)
-    parent = node.parent
     if parent is None:
         return True
     ptype = parent.type
@@ -360,6 +390,16 @@ def accepts(node: Node, kind: str) -> bool:
     if callee is not None and text_of(callee) == "range":
         return numeric
     return True
+
+
+BUILTIN_TYPES = {"number": (int, float, complex), "bool": (bool,), "str": (str,), "bytes": (bytes,), "list": (list,),
+                 "tuple": (tuple,), "dict": (dict,), "set": (set, frozenset), "none": (type(None),),
+                 "sequence": (str, bytes, list, tuple)}
+
+
+def _has_attribute(kind: str, attribute: str) -> bool:
+    """Whether a value of the built-in `kind` has `attribute` (`items.append`, never `items.width`)."""
+    return any(hasattr(t, attribute) for t in BUILTIN_TYPES.get(kind, (object,)))
 
 
 def _instance_fits(node: Node) -> bool:
