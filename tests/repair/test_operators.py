@@ -227,3 +227,23 @@ def test_replace_identifier_knows_what_imports_bind_and_what_a_place_takes() -> 
     assert not any(s.endswith(("-> api", "-> os", "-> path")) for s in receiver + subscripted + splatted)
     assert "items -> other" in subscripted and "items -> LIMIT" not in subscripted
     assert not {"items -> Base", "items -> Box", "items -> p", "items -> IO", "items -> a"} & set(subscripted + splatted)
+
+
+def test_replace_identifier_puts_a_receiver_only_where_the_attribute_is_known() -> None:
+    # `self.function` -> `plugin.function` cannot be meant when nothing says `plugin` has one; another
+    # instance of the method's own class (annotated, a dunder's operand, `other`) may stand for `self`.
+    src = ("class Box:\n    def __eq__(self, left):\n        return self.count == self.count\n"
+           "    def same(self, box: 'Box', other):\n        return self.count + other.weight\n"
+           "    def put(self, plugin, function):\n        self.function = function\n        self.size = plugin.size\n")
+    off = Offsets(src)
+    tree = parse(src).root_node
+
+    def summaries(line: int, column: int) -> list[str]:
+        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
+        return [m.summary for m in ops.replace_identifier(node, off)]
+
+    assert "self -> left" in summaries(2, 15)
+    assert {"self -> box", "self -> other"} <= set(summaries(4, 15))
+    assert "self -> plugin" not in summaries(6, 8)
+    assert "self -> plugin" in summaries(7, 8)  # the file uses `plugin.size`
+    assert "other -> self" not in summaries(4, 28)  # nothing uses `self.weight`

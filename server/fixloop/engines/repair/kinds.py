@@ -20,7 +20,7 @@ import re
 from tree_sitter import Node
 
 from fixloop.engines.repair.context import facts, function_of, role
-from fixloop.kit.syntax import enclosing, text_of, walk
+from fixloop.kit.syntax import attributes_of, enclosing, root_of, text_of, walk
 
 CALLABLES = ("function", "class", "import")
 NOT_VALUES = CALLABLES + ("module",)
@@ -305,7 +305,45 @@ def may_stand_for(node: Node, new: str) -> bool:
         return False
     if old_kind == "module" and new_kind not in ("module", ""):
         return False
+    if not _receiver_fits(node, new):
+        return False
     return accepts(node, new_kind if new_kind in TYPES else _role(new, node) or new_kind)
+
+
+RECEIVERS = ("self", "cls")
+
+
+def _receiver_fits(node: Node, new: str) -> bool:
+    """`self.width` -> `other.width` only where `other` is known to have a `width` (the file uses it on
+    `other`) or to be of the method's own class (annotated so, or unannotated and a dunder's operand or named
+    `other`, by convention); the same
+    for a name put where `self` or `cls` was the receiver. Other receivers: nothing is known either way."""
+    parent = node.parent
+    attribute = parent.child_by_field_name("attribute") if parent is not None and parent.type == "attribute" else None
+    if attribute is None or parent is None or parent.child_by_field_name("object") != node:
+        return True
+    if text_of(node) not in RECEIVERS and new not in RECEIVERS:
+        return True
+    if text_of(attribute) in attributes_of(root_of(node), new):
+        return True
+    return new not in RECEIVERS and _of_own_class(node, new)
+
+
+def _of_own_class(node: Node, name: str) -> bool:
+    fn, cls = enclosing(node, "function_definition"), enclosing(node, "class_definition")
+    params = fn.child_by_field_name("parameters") if fn is not None else None
+    if fn is None or cls is None or params is None:
+        return False
+    own = text_of(cls.child_by_field_name("name") or cls)
+    dunder = text_of(fn.child_by_field_name("name") or fn).startswith("__")
+    for p in params.named_children:
+        ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
+            (c for c in p.named_children if c.type == "identifier"), None)
+        if ident is None or text_of(ident) != name:
+            continue
+        annotation = p.child_by_field_name("type")
+        return own in text_of(annotation) if annotation is not None else dunder or name == "other"
+    return False
 
 
 def _value_only(node: Node) -> bool:
