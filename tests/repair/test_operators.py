@@ -233,7 +233,7 @@ def test_replace_identifier_puts_a_receiver_only_where_the_attribute_is_known() 
     # `self.function` -> `plugin.function` cannot be meant when nothing says `plugin` has one; another
     # instance of the method's own class (annotated, a dunder's operand, `other`) may stand for `self`.
     src = ("class Box:\n    def __eq__(self, left):\n        return self.count == self.count\n"
-           "    def same(self, box: 'Box', other):\n        return self.count + other.weight\n"
+           "    def same(self, box: 'Box', other, boxes: 'BoxList'):\n        return self.count + other.weight\n"
            "    def put(self, plugin, function):\n        self.function = function\n        self.size = plugin.size\n")
     off = Offsets(src)
     tree = parse(src).root_node
@@ -243,7 +243,22 @@ def test_replace_identifier_puts_a_receiver_only_where_the_attribute_is_known() 
         return [m.summary for m in ops.replace_identifier(node, off)]
 
     assert "self -> left" in summaries(2, 15)
-    assert {"self -> box", "self -> other"} <= set(summaries(4, 15))
+    assert {"self -> box", "self -> other"} <= set(summaries(4, 15)) and "self -> boxes" not in summaries(4, 15)
     assert "self -> plugin" not in summaries(6, 8)
     assert "self -> plugin" in summaries(7, 8)  # the file uses `plugin.size`
     assert "other -> self" not in summaries(4, 28)  # nothing uses `self.weight`
+
+
+def test_replace_identifier_leaves_a_name_given_to_the_place_of_its_name() -> None:
+    src = "class Box:\n    def __init__(self, size, width):\n        self.size = size\n        draw(size=size)\n        self.area = size\n"
+    off = Offsets(src)
+    tree = parse(src).root_node
+
+    def summaries(line: int, column: int) -> list[str]:
+        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
+        return [m.summary for m in ops.replace_identifier(node, off)]
+
+    assert summaries(2, 20) == [] and summaries(3, 18) == []
+    assert "size -> width" in summaries(4, 20)
+    targets = results(ops.replace_attribute, src)
+    assert targets and all("width):\n        self.size = size\n" in r and "self.area = size" not in r for r in targets)

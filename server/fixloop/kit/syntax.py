@@ -300,7 +300,24 @@ def attributes_of(root: Node, owner: str) -> list[str]:
     return list(_attributes(root.text or b"").get(owner, ()))
 
 
-@lru_cache(maxsize=32)
+def attributes_on(node: Node, owner: str) -> list[str]:
+    """Attribute names used on `owner` where `node` is: on `self` or `cls`, in the enclosing class and the
+    classes of the same file it derives from (another class's `self` is another object); on any other
+    name, anywhere in the file."""
+    cls = enclosing(node, "class_definition") if owner in ("self", "cls") else None
+    if cls is None:
+        return attributes_of(root_of(node), owner)
+    bases = cls.child_by_field_name("superclasses")
+    names = {text_of(b) for b in bases.named_children} if bases is not None else set()
+    scopes = [cls] + [c for c in root_of(node).named_children if c.type == "class_definition"
+                      and text_of(c.child_by_field_name("name") or c) in names]
+    seen: dict[str, None] = {}
+    for scope in scopes:
+        seen.update(dict.fromkeys(attributes_of(scope, owner)))
+    return list(seen)
+
+
+@lru_cache(maxsize=256)  # the file's text and each class's
 def _attributes(source: bytes) -> dict[str, tuple[str, ...]]:
     """Owner text -> the attribute names used on it, in order of first use: one walk per source text
     (operators ask at every attribute of every suspect line)."""

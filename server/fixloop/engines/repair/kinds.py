@@ -20,7 +20,7 @@ import re
 from tree_sitter import Node
 
 from fixloop.engines.repair.context import facts, function_of, role
-from fixloop.kit.syntax import attributes_of, enclosing, root_of, text_of, walk
+from fixloop.kit.syntax import attributes_on, enclosing, text_of, walk
 
 CALLABLES = ("function", "class", "import")
 NOT_VALUES = CALLABLES + ("module",)
@@ -324,7 +324,7 @@ def _receiver_fits(node: Node, new: str) -> bool:
         return True
     if text_of(node) not in RECEIVERS and new not in RECEIVERS:
         return True
-    if text_of(attribute) in attributes_of(root_of(node), new):
+    if text_of(attribute) in attributes_on(node, new):
         return True
     return new not in RECEIVERS and _of_own_class(node, new)
 
@@ -342,7 +342,9 @@ def _of_own_class(node: Node, name: str) -> bool:
         if ident is None or text_of(ident) != name:
             continue
         annotation = p.child_by_field_name("type")
-        return own in text_of(annotation) if annotation is not None else dunder or name == "other"
+        if annotation is None:
+            return dunder or name == "other"
+        return re.search(rf"\b{re.escape(own)}\b", text_of(annotation)) is not None
     return False
 
 

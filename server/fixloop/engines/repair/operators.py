@@ -16,7 +16,7 @@ from fixloop.engines.repair.candidate import Mutation, Operator
 from fixloop.engines.repair.context import facts, unused_look_alikes
 from fixloop.engines.repair.kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
 from fixloop.engines.repair.reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
-from fixloop.kit.syntax import Offsets, attributes_of, enclosing, is_name_use, names_in_scope, text_of, unbound_at
+from fixloop.kit.syntax import Offsets, attributes_on, enclosing, is_name_use, names_in_scope, text_of, unbound_at
 
 __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
@@ -129,6 +129,8 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
                                   and node.parent.child_by_field_name("function") == node):
         return
     old = text_of(node)
+    if _named_for_its_place(node):
+        return
     # A wrong variable is usually a look-alike (i/j, dx/dy, low/high): those first and weighted up.
     fn = enclosing(node, "function_definition")
     params = fn.child_by_field_name("parameters") if fn is not None else None
@@ -148,6 +150,18 @@ def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
 UNUSED_PARAMETER = 2.0  # the weight of the name a never-read parameter suggests
 
 
+def _named_for_its_place(node: Node) -> bool:
+    """`self.plugin = plugin`, `f(size=size)`: a name given to the place of the same name was meant there."""
+    parent, name = node.parent, text_of(node)
+    if parent is None:
+        return False
+    if parent.type == "keyword_argument" and parent.child_by_field_name("value") == node:
+        return text_of(parent.child_by_field_name("name") or parent) == name
+    left = parent.child_by_field_name("left") if parent.type == "assignment" and parent.child_by_field_name("right") == node else None
+    attribute = left.child_by_field_name("attribute") if left is not None and left.type == "attribute" else None
+    return attribute is not None and text_of(attribute) == name
+
+
 def _likeness(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b).ratio() + (0.5 if len(a) == len(b) else 0.0)
 
@@ -161,10 +175,11 @@ def replace_attribute(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     if node.parent is not None and node.parent.type == "call" and node.parent.child_by_field_name("function") == node:
         return
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    for other in attributes_of(root, text_of(obj))[:12]:
+    parent = node.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node and \
+            text_of(parent.child_by_field_name("right") or parent) == text_of(attr):
+        return  # `self.plugin = plugin`: the place is named for what it is given
+    for other in attributes_on(node, text_of(obj))[:12]:
         if other != text_of(attr):
             yield Mutation("replace_attribute", _replace(attr, off, other), f"{text_of(node)} -> {text_of(obj)}.{other}")
 
