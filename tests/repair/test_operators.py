@@ -262,3 +262,20 @@ def test_replace_identifier_leaves_a_name_given_to_the_place_of_its_name() -> No
     assert "size -> width" in summaries(4, 20)
     targets = results(ops.replace_attribute, src)
     assert targets and all("width):\n        self.size = size\n" in r and "self.area = size" not in r for r in targets)
+
+
+def test_swap_arguments_follows_the_parameters_names() -> None:
+    # An argument named after the other parameter was passed in the wrong place; arguments that match
+    # their own parameters are left for last; a callee defined elsewhere says nothing.
+    src = ("def discount(price, rate, /):\n    return price * (1 - rate)\n\n\n"
+           "class Room:\n    def blend(self, outside, inside, share):\n        return outside * share\n\n"
+           "    @staticmethod\n    def mix(low, high):\n        return low\n\n"
+           "    def feel(self, outside, inside, rate, base_price):\n"
+           "        return self.blend(inside, outside, 0.25) + discount(rate, self.base_price) + "
+           "self.mix(self.low, self.high) + elsewhere(inside, outside)\n")
+    off = Offsets(src)
+    weights = [(m.summary, m.weight) for n in walk(parse(src).root_node) for m in ops.swap_arguments(n, off)]
+    assert ("swap rate and self.base_price", 3.0) in weights and ("swap self.low and self.high", 0.3) in weights
+    assert ("swap outside and 0.25", 1.0) in weights
+    # blend's pair (3.0) and elsewhere's (1.0: no definition here)
+    assert sorted(w for summary, w in weights if summary == "swap inside and outside") == [1.0, 3.0]

@@ -6,7 +6,8 @@ import textwrap
 
 from fixloop.engines.repair import operators as ops
 from fixloop.engines.repair.context import facts
-from fixloop.engines.repair.kinds import kind_of, may_stand_for
+from fixloop.engines.repair.kinds import kind_of
+from fixloop.engines.repair.places import may_stand_for
 from fixloop.engines.repair.conditions import none_check
 from fixloop.engines.repair.literals import binding_name, binding_value, format_precision
 from fixloop.engines.repair.offsets import argument_offset, assignment_offset, operand_offset, return_offset

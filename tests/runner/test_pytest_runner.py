@@ -356,3 +356,25 @@ def test_a_suite_that_fails_on_a_warm_worker_and_runs_cold_is_not_tried_warm_aga
         assert len(log.read_text().splitlines()) == runs + 1  # one cold pytest, no warm child before it
     finally:
         runner.close()
+
+
+def test_the_spectrum_runs_in_two_halves_at_once_and_records_every_test(make_project) -> None:
+    """Six traced tests go to the two warm workers in two halves, in their order: each half is its own
+    process (the failing test, last, sees only its half's tests before it), and every test's lines and
+    result come back in one report."""
+    lib = "def inc(x):\n    return x + 2\n"
+    tests = ("from lib import inc\n\nseen = []\n\n" +
+             "".join(f"def test_p{i}():\n    seen.append({i})\n    assert inc({i}) > 0\n\n" for i in range(1, 6)) +
+             "def test_inc():\n    assert inc(1) == 2, f'ran before me: {seen}'\n")
+    root = make_project({"lib.py": lib, "tests/test_lib.py": tests})
+    runner = _runner(root)
+    try:
+        assert not runner.run(None).ok  # the baseline: the workers start
+        select = tuple(f"tests/test_lib.py::test_p{i}" for i in range(1, 6)) + ("tests/test_lib.py::test_inc",)
+        report, spectra = runner.coverage(select)
+        assert sorted(r.nodeid for r in report.results) == sorted(select)
+        assert set(spectra) == set(select) and all(spectra[t]["lib.py"] == frozenset({2}) for t in select)
+        failed = next(r for r in report.results if r.nodeid.endswith("test_inc"))
+        assert "ran before me: [4, 5]" in failed.message
+    finally:
+        runner.close()

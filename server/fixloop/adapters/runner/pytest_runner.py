@@ -349,7 +349,7 @@ class PytestRunner:
         when no worker ran it, or it recorded nothing (then the run goes cold)."""
         cov = self.scratch.runtime / "cov"
         traced = Recorded({"FIXLOOP_COVERAGE": "1"}, str(cov) if self.prepared.coverage_package is not None else "")
-        report = self.screening.rerun(select, limits, traced)
+        report = self.screening.rerun_halves(select, limits, traced)
         spectra = parse_coverage(traced.lines) if report is not None else {}
         return (report, spectra) if report is not None and spectra else None
 

@@ -3,6 +3,7 @@ spare worker, and handing each result to whoever asks first."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -11,12 +12,14 @@ from typing import Callable, Sequence
 from fixloop.core.model import Patch, TestReport
 from fixloop.adapters.sandbox.api import Policy, Sandbox
 from fixloop.adapters.runner.cold import candidate_files, selection_args
+from fixloop.adapters.runner.halves import merged
 from fixloop.adapters.runner.scratch import Scratch
 from fixloop.adapters.runner.test_clock import Screen
 from fixloop.adapters.runner.warm import Recorded, WarmPool, WarmServer
 
 READY_SECONDS = 60.0  # a server that has not collected the suite by then is dropped
 MAX_WAITING = 8  # prefetched results the loop never asked for (it skipped or stopped)
+SPLIT_SELECTION = 4  # tests a traced rerun must have to go in two halves
 
 
 class Screening:
@@ -97,6 +100,24 @@ class Screening:
         args = [*self.pytest_args, *selection_args(select, None)[0]]
         report = pool.run(files, args, self.run_cap(), wall, self.memory_mb, cpu, recorded=recorded)
         return None if report.problem else report
+
+    def rerun_halves(self, select: Sequence[str], limits: tuple[float, float], recorded: Recorded) -> TestReport | None:
+        """`rerun` of the code as it is in two halves at once, each on the first worker free (the one widening
+        may bring, or the other half's when it is done): a traced run is two to three times slower, and the
+        second core is idle while it runs. The lines both record go to `recorded`; None when a half could
+        not run."""
+        if self.workers < 2 or len(select) < SPLIT_SELECTION:
+            return self.rerun(select, limits, recorded)
+        # Contiguous halves: the selection's order (the nearest tests first, the failing ones last) holds in each.
+        middle = len(select) // 2
+        parts = [(select[:middle], dataclasses.replace(recorded, lines=[])),
+                 (select[middle:], dataclasses.replace(recorded, lines=[]))]
+        with ThreadPoolExecutor(2, thread_name_prefix="fixloop-traced") as pool:
+            first, second = pool.map(lambda part: self.rerun(part[0], limits, part[1]), parts)
+        if first is None or second is None:
+            return None
+        recorded.lines.extend(parts[0][1].lines + parts[1][1].lines)
+        return merged(first, second)
 
     def retire(self) -> None:
         """No warm worker for the rest of the run: a candidate failed there and ran cold (a conftest that

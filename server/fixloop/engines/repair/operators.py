@@ -12,9 +12,11 @@ from typing import Iterable, Iterator
 from tree_sitter import Node
 
 from fixloop.core.patch import TextEdit
+from fixloop.engines.repair.arguments import exchange_weight
 from fixloop.engines.repair.candidate import Mutation, Operator
 from fixloop.engines.repair.context import facts, unused_look_alikes
-from fixloop.engines.repair.kinds import NOT_VALUES, expression_type, is_value, kind_of, may_stand_for
+from fixloop.engines.repair.kinds import NOT_VALUES, expression_type, is_value, kind_of
+from fixloop.engines.repair.places import may_stand_for
 from fixloop.engines.repair.reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from fixloop.kit.syntax import Offsets, attributes_on, enclosing, is_name_use, names_in_scope, text_of, unbound_at
 
@@ -117,10 +119,10 @@ def swap_arguments(node: Node, off: Offsets) -> Iterator[Mutation]:
     if args is None:
         return
     positional = [a for a in args.named_children if a.type not in ("keyword_argument", "list_splat", "dictionary_splat", "comment")]
-    for a, b in zip(positional, positional[1:]):
+    for i, (a, b) in enumerate(zip(positional, positional[1:])):
         edit = TextEdit(off.char(a.start_byte), off.char(b.end_byte),
                         text_of(b) + off.text[off.char(a.end_byte):off.char(b.start_byte)] + text_of(a))
-        yield Mutation("swap_arguments", edit, f"swap {text_of(a)} and {text_of(b)}")
+        yield Mutation("swap_arguments", edit, f"swap {text_of(a)} and {text_of(b)}", exchange_weight(node, positional, i, i + 1))
 
 
 def replace_identifier(node: Node, off: Offsets) -> Iterator[Mutation]:
