@@ -47,6 +47,10 @@ KIOSK = ("class Kiosk:\n    def __init__(self, quiet, loud, capacity):\n        
          "        self.loud = loud\n        self.capacity = capacity\n        self.volume = quiet\n\n"
          "    def set_volume(self, level):\n        self.volume = max(self.quiet, min(level, self.quiet))\n"
          "        return self.volume\n")
+YEARS = "def table(years):\n    return [year * 2 for year in range(years)]\n"
+SLOTS = ("def share(part, whole):\n    return part / whole\n\n\ndef level(value, low, high):\n"
+         "    return max(low, min(value, high))\n\n\ndef full(taken, capacity):\n    return taken >= capacity\n\n\n"
+         "def hours(first, last, done, total):\n    print(share(done, total))\n    return [str(h) for h in range(first, last)]\n")
 SHELF = ("class Shelf:\n    def __init__(self, capacity):\n        self.capacity = capacity\n        self.count = 0\n\n"
          "    def restock(self, delivered, damaged):\n        usable = delivered + damaged\n"
          "        self.count = min(self.count + usable, self.capacity)\n        return self.count\n")
@@ -260,3 +264,17 @@ def test_a_clamp_fixed_in_one_project_fixes_the_other_at_the_first_candidate(tmp
         assert outcome.status is Status.FIXED, outcome.message
     assert outcome.candidates_evaluated == 1 and outcome.patch is not None and outcome.patch.proposer == "analogy"
     assert "self.low), self.high)" in outcome.patch.changes[0].after
+
+
+def test_past_fixes_of_other_kinds_that_fit_statements_here_do_not_crowd_out_the_kind_this_bug_is(
+        tmp_path: Path) -> None:
+    """Past fixes of other kinds that fit some statement of this file (an exchange fits any call of two
+    names, a clamp a clamp, a limit a comparison) leave room for the one of the kind this bug is."""
+    memory = _store(tmp_path)
+    _learn(memory, "books/plan.py", YEARS, YEARS.replace("range(years)", "range(years + 1)"), 2, "bound_nudge")
+    _learn(memory, "stats/share.py", SHARE, SHARE.replace("percent(turnout, votes)", "percent(votes, turnout)"), 6,
+           "swap_arguments")
+    _learn(memory, "ranges/clamp.py", CLAMP, CLAMP.replace("min(value, low)", "min(value, high)"), 2, "replace_identifier")
+    _learn(memory, "tickets/venue.py", VENUE, VENUE.replace("taken > CAPACITY", "taken >= CAPACITY"), 5, "comparison_swap")
+    patches = _proposed(memory, "kiosk/slots.py", SLOTS, "range(first, last)")
+    assert SLOTS.replace("range(first, last)", "range(first, last + 1)") in [p.changes[0].after for p in patches]

@@ -279,3 +279,15 @@ def test_swap_arguments_follows_the_parameters_names() -> None:
     assert ("swap outside and 0.25", 1.0) in weights
     # blend's pair (3.0) and elsewhere's (1.0: no definition here)
     assert sorted(w for summary, w in weights if summary == "swap inside and outside") == [1.0, 3.0]
+
+
+def test_a_missing_not_on_one_operand_in_a_filter_or_a_return_and_in_for_not_in() -> None:
+    src = ("def f(xs, pantry, c):\n    a = [i for i in xs if i.name in pantry and not i.optional]\n"
+           "    b = [i for i in xs if i.ok]\n    return c.cancelled and c.index(1) < c.index(2) or c.x is None\n")
+    negated = results(ops.negate_condition, src)
+    assert src.replace("return c.cancelled", "return not c.cancelled") in negated
+    assert src.replace("if i.ok]", "if not (i.ok)]") in negated
+    assert not any("not c.index" in r or "not i.name" in r or "not not" in r for r in negated)  # comparison_swap's
+    swapped = results(ops.comparison_swap, src)
+    assert src.replace("i.name in pantry", "i.name not in pantry") in swapped
+    assert src.replace("c.x is None", "c.x is not None") in swapped

@@ -64,15 +64,14 @@ class AnalogyProposer:
         if not lessons:
             return
         places = self._places(ctx)
-        ranked: list[tuple[float, int, Patch]] = []
-        for rank, lesson in enumerate(lessons):
+        by_lesson: list[list[tuple[float, Patch]]] = []
+        for lesson in lessons:
             try:
-                ranked += [(score, rank, patch) for score, patch in self._from(lesson, places, ctx)]
+                by_lesson.append(self._from(lesson, places, ctx))
             except Exception as e:  # noqa: BLE001  a teammate's row is untrusted: a bad one is skipped, never fatal
                 log.info("analogy: lesson %s skipped: %s: %s", lesson.meta.get("fix_id", "?"), type(e).__name__, e)
-        ranked.sort(key=lambda r: (-r[0], r[1]))
         keys: set[object] = set()
-        for _, _, patch in ranked:
+        for patch in _in_turn(by_lesson):
             if patch.key() in keys:
                 continue
             keys.add(patch.key())
@@ -122,3 +121,14 @@ class AnalogyProposer:
                      summary[:600], {"fix_id": lesson.meta.get("fix_id", ""), "analogy_score": found.score,
                                      "roles": roles, "past_before": before[:300],
                                      "past_after": after[:300]})
+
+
+def _in_turn(by_lesson: list[list[tuple[float, Patch]]]) -> Iterator[Patch]:
+    """Each past fix's best candidate first (the past fixes by their best score), then each one's second, ...:
+    two past fixes of one kind whose shape fits everywhere (an exchange fits any call of two arguments) must
+    not fill every place before a third, of the kind this bug is, gets one."""
+    queues = sorted((kept for kept in by_lesson if kept), key=lambda kept: -kept[0][0])
+    for turn in range(max((len(q) for q in queues), default=0)):
+        for kept in queues:
+            if turn < len(kept):
+                yield kept[turn][1]

@@ -25,6 +25,7 @@ __all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operato
 COMPARISON_ORDER = {
     "<": ("<=", ">", "!=", ">=", "=="), "<=": ("<", ">=", "==", ">", "!="), ">": (">=", "<", "!=", "<=", "=="),
     ">=": (">", "<=", "==", "<", "!="), "==": ("!=", "<=", ">=", "<", ">"), "!=": ("==", "<", ">", "<=", ">="),
+    "in": ("not in",), "not in": ("in",), "is": ("is not",), "is not": ("is",),
 }
 ARITHMETIC = {"+": ("-", "*"), "-": ("+",), "*": ("/", "//", "+", "**"), "/": ("*", "//"), "//": ("/", "%", "*"),
               "%": ("//",), "**": ("*",)}
@@ -205,10 +206,20 @@ def flip_boolean(node: Node, off: Offsets) -> Iterator[Mutation]:
 
 
 def negate_condition(node: Node, off: Offsets) -> Iterator[Mutation]:
-    if node.type not in ("if_statement", "while_statement", "elif_clause", "conditional_expression"):
+    """A condition negated whole (an `if`, a loop, a comprehension's filter), or one side of `and`/`or`
+    (`return ready and x` -> `return not ready and x`: the missing `not` is often on one operand)."""
+    if node.type == "boolean_operator":
+        for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+            # A comparison's negation is another comparison: comparison_swap's (`in` -> `not in`, `<` -> `>=`).
+            if side is not None and side.type not in ("not_operator", "boolean_operator", "comparison_operator"):
+                text = text_of(side) if side.type in SIMPLE_OPERANDS else f"({text_of(side)})"
+                yield Mutation("negate_condition", _replace(side, off, f"not {text}"), f"negate {text_of(side)}", 0.8)
         return
-    cond = node.child_by_field_name("condition") if node.type != "conditional_expression" else (
-        node.named_children[1] if node.named_child_count == 3 else None)
+    if node.type not in ("if_statement", "while_statement", "elif_clause", "conditional_expression", "if_clause"):
+        return
+    cond = node.named_children[0] if node.type == "if_clause" and node.named_child_count == 1 else (
+        node.child_by_field_name("condition") if node.type != "conditional_expression" else (
+            node.named_children[1] if node.named_child_count == 3 else None))
     if cond is None:
         return
     if cond.type == "not_operator":
@@ -217,6 +228,9 @@ def negate_condition(node: Node, off: Offsets) -> Iterator[Mutation]:
             yield Mutation("negate_condition", _replace(cond, off, text_of(arg)), f"drop 'not' in {text_of(cond)}")
     else:
         yield Mutation("negate_condition", _replace(cond, off, f"not ({text_of(cond)})"), f"negate {text_of(cond)}")
+
+
+SIMPLE_OPERANDS = ("identifier", "attribute", "call", "subscript", "parenthesized_expression")
 
 
 def remove_not(node: Node, off: Offsets) -> Iterator[Mutation]:
