@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import pytest
@@ -21,6 +22,12 @@ def results(operator: ops.Operator, source: str) -> set[str]:
             assert after != source
             out.add(after)
     return out
+
+
+def replacements_at(source: str, line: int, column: int) -> list[str]:
+    """What replace_identifier makes of the name at (line, column), 0-based."""
+    node = next(n for n in walk(parse(source).root_node) if n.type == "identifier" and n.start_point == (line, column))
+    return [m.summary for m in ops.replace_identifier(node, Offsets(source))]
 
 
 def contains(operator: ops.Operator, source: str, expected: str) -> bool:
@@ -195,12 +202,7 @@ def test_replace_identifier_never_reads_a_local_before_the_function_binds_it() -
     # binding round, a comprehension has its own scope: those stay.
     src = ("def path_of(self, *base):\n    params = list(base[1:])\n    path = join(base[0], *base)\n"
            "    for i in base:\n        total = total + i\n    later = 1\n    return path\n")
-    off = Offsets(src)
-
-    def summaries(line: int, column: int) -> list[str]:
-        node = next(n for n in walk(parse(src).root_node) if n.type == "identifier" and n.start_point == (line, column))
-        return [m.summary for m in ops.replace_identifier(node, off)]
-
+    summaries = functools.partial(replacements_at, src)
     splat = summaries(2, 26)
     assert "base -> params" in splat[:2] and not {"base -> path", "base -> later", "base -> total"} & set(splat)
     assert "i -> total" in summaries(4, 24)  # inside the loop: bound by the iteration before
@@ -213,13 +215,8 @@ def test_replace_identifier_knows_what_imports_bind_and_what_a_place_takes() -> 
     src = ("from .api import Base\nfrom os import path as p\nfrom typing import TYPE_CHECKING, IO\nimport a.b\n"
            "__all__ = ['Box']\nLIMIT = 3\n\n\nclass Box(Base):\n    def area(self, items, other):\n"
            "        first = items[0]\n        return self.width * first + len(*items)\n")
-    off = Offsets(src)
     tree = parse(src).root_node
-
-    def summaries(line: int, column: int) -> list[str]:
-        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
-        return [m.summary for m in ops.replace_identifier(node, off)]
-
+    summaries = functools.partial(replacements_at, src)
     receiver, subscripted, splatted = summaries(11, 15), summaries(10, 16), summaries(11, 41)
     in_scope = names_in_scope(next(n for n in walk(tree) if n.start_point == (10, 16)))
     assert set(in_scope[-5:]) == {"Base", "p", "TYPE_CHECKING", "IO", "a"}  # imported names after the defined ones
@@ -235,13 +232,7 @@ def test_replace_identifier_puts_a_receiver_only_where_the_attribute_is_known() 
     src = ("class Box:\n    def __eq__(self, left):\n        return self.count == self.count\n"
            "    def same(self, box: 'Box', other, boxes: 'BoxList'):\n        return self.count + other.weight\n"
            "    def put(self, plugin, function):\n        self.function = function\n        self.size = plugin.size\n")
-    off = Offsets(src)
-    tree = parse(src).root_node
-
-    def summaries(line: int, column: int) -> list[str]:
-        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
-        return [m.summary for m in ops.replace_identifier(node, off)]
-
+    summaries = functools.partial(replacements_at, src)
     assert "self -> left" in summaries(2, 15)
     assert {"self -> box", "self -> other"} <= set(summaries(4, 15)) and "self -> boxes" not in summaries(4, 15)
     assert "self -> plugin" not in summaries(6, 8)
@@ -251,13 +242,7 @@ def test_replace_identifier_puts_a_receiver_only_where_the_attribute_is_known() 
 
 def test_replace_identifier_leaves_a_name_given_to_the_place_of_its_name() -> None:
     src = "class Box:\n    def __init__(self, size, width):\n        self.size = size\n        draw(size=size)\n        self.area = size\n"
-    off = Offsets(src)
-    tree = parse(src).root_node
-
-    def summaries(line: int, column: int) -> list[str]:
-        node = next(n for n in walk(tree) if n.type == "identifier" and n.start_point == (line, column))
-        return [m.summary for m in ops.replace_identifier(node, off)]
-
+    summaries = functools.partial(replacements_at, src)
     assert summaries(2, 20) == [] and summaries(3, 18) == []
     assert "size -> width" in summaries(4, 20)
     targets = results(ops.replace_attribute, src)
