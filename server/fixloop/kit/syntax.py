@@ -162,6 +162,12 @@ def is_docstring(node: Node) -> bool:
     return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1
 
 
+def parameter_name(p: Node) -> Node | None:
+    """The identifier a parameter binds (`x`, `x: int`, `x=1`, `*xs`, `**kw`), or None (`/`, `*`)."""
+    return p if p.type == "identifier" else p.child_by_field_name("name") or next(
+        (c for c in p.named_children if c.type == "identifier"), None)
+
+
 def _bound_names(scope: Node) -> list[str]:
     """Parameters and assigned names in a function (or module), nested definitions excluded; then the names
     its imports bind."""
@@ -170,8 +176,7 @@ def _bound_names(scope: Node) -> list[str]:
     params = scope.child_by_field_name("parameters") if scope.type == "function_definition" else None
     if params is not None:
         for p in params.named_children:
-            ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
-                (c for c in p.named_children if c.type == "identifier"), None)
+            ident = parameter_name(p)
             if ident is not None and ident.type == "identifier":
                 names.append(text_of(ident))
     body = scope.child_by_field_name("body") if scope.type != "module" else scope

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from tree_sitter import Node
 
-from fixloop.kit.syntax import enclosing, root_of, text_of
+from fixloop.kit.syntax import enclosing, parameter_name, root_of, text_of
 
 EXCHANGED, IN_PLACE = 3.0, 0.3  # the weight of an exchange the names ask for, and of one they speak against
 
@@ -83,8 +83,7 @@ def _positional(fn: Node) -> list[str]:
             continue
         if p.type in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
             break
-        ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
-            (c for c in p.named_children if c.type == "identifier"), None)
+        ident = parameter_name(p)
         if ident is None or ident.type != "identifier":
             break
         out.append(text_of(ident))

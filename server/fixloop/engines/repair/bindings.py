@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from fixloop.core.model import Suspect
 from fixloop.engines.repair.literals import CONSTANT_NAME
-from fixloop.kit.syntax import enclosing, local_names, parse, text_of, walk
+from fixloop.kit.syntax import enclosing, local_names, parameter_name, parse, text_of, walk
 
 READERS = 40  # suspect lines whose reads are followed (the proposer looks no further down the list)
 MAX_LINES = 12  # lines of one value that become suspects (a long table is data, not a one-token slip)
@@ -300,8 +300,7 @@ def _parameters(fn: Node) -> list[tuple[str, Node | None]]:
     for p in params.named_children if params is not None else ():
         if p.type in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
             continue
-        name = p if p.type == "identifier" else p.child_by_field_name("name") or next(
-            (c for c in p.named_children if c.type == "identifier"), None)
+        name = parameter_name(p)
         if name is not None:
             out.append((text_of(name), p.child_by_field_name("value")))
     if out and out[0][0] in SELF and enclosing(fn, "class_definition", "function_definition") is not None:

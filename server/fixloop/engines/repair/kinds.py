@@ -17,7 +17,7 @@ import re
 
 from tree_sitter import Node
 
-from fixloop.kit.syntax import enclosing, text_of, walk
+from fixloop.kit.syntax import enclosing, parameter_name, text_of, walk
 
 CALLABLES = ("function", "class", "import")
 NOT_VALUES = CALLABLES + ("module",)
@@ -176,8 +176,7 @@ def _read_function(fn: Node) -> dict[str, list[str]]:
               if c.type == "call" and c.child_by_field_name("function") is not None}
     params = fn.child_by_field_name("parameters")
     for p in params.named_children if params is not None else ():
-        ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
-            (c for c in p.named_children if c.type == "identifier"), None)
+        ident = parameter_name(p)
         if ident is None or ident.type != "identifier":
             continue
         name, hint, value = text_of(ident), p.child_by_field_name("type"), p.child_by_field_name("value")

@@ -18,7 +18,7 @@ from tree_sitter import Node
 from fixloop.engines.repair.context import facts, function_of, role
 from fixloop.engines.repair.kinds import (CALLABLES, ITERATING, NOT_VALUES, ORDERED, SEQUENCES, TYPES, expression_type,
                                           is_value, kind_of)
-from fixloop.kit.syntax import attributes_on, enclosing, text_of
+from fixloop.kit.syntax import attributes_on, enclosing, parameter_name, text_of
 
 
 def may_stand_for(node: Node, new: str) -> bool:
@@ -62,8 +62,7 @@ def _of_own_class(node: Node, name: str) -> bool:
     own = text_of(cls.child_by_field_name("name") or cls)
     dunder = text_of(fn.child_by_field_name("name") or fn).startswith("__")
     for p in params.named_children:
-        ident = p if p.type == "identifier" else p.child_by_field_name("name") or next(
-            (c for c in p.named_children if c.type == "identifier"), None)
+        ident = parameter_name(p)
         if ident is None or text_of(ident) != name:
             continue
         annotation = p.child_by_field_name("type")
