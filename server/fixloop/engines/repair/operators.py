@@ -155,14 +155,19 @@ UNUSED_PARAMETER = 2.0  # the weight of the name a never-read parameter suggests
 
 def _named_for_its_place(node: Node) -> bool:
     """`self.plugin = plugin`, `f(size=size)`: a name given to the place of the same name was meant there."""
-    parent, name = node.parent, text_of(node)
+    parent = node.parent
     if parent is None:
         return False
     if parent.type == "keyword_argument" and parent.child_by_field_name("value") == node:
-        return text_of(parent.child_by_field_name("name") or parent) == name
-    left = parent.child_by_field_name("left") if parent.type == "assignment" and parent.child_by_field_name("right") == node else None
+        return text_of(parent.child_by_field_name("name") or parent) == text_of(node)
+    return parent.type == "assignment" and parent.child_by_field_name("right") == node and _given_its_own_name(parent)
+
+
+def _given_its_own_name(assignment: Node) -> bool:
+    """`self.plugin = plugin`: an attribute assigned the name it is named after."""
+    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     attribute = left.child_by_field_name("attribute") if left is not None and left.type == "attribute" else None
-    return attribute is not None and text_of(attribute) == name
+    return attribute is not None and right is not None and text_of(attribute) == text_of(right)
 
 
 def _likeness(a: str, b: str) -> float:
@@ -180,8 +185,8 @@ def replace_attribute(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     parent = node.parent
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node and \
-            text_of(parent.child_by_field_name("right") or parent) == text_of(attr):
-        return  # `self.plugin = plugin`: the place is named for what it is given
+            _given_its_own_name(parent):
+        return  # the place is named for what it is given
     for other in attributes_on(node, text_of(obj))[:12]:
         if other != text_of(attr):
             yield Mutation("replace_attribute", _replace(attr, off, other), f"{text_of(node)} -> {text_of(obj)}.{other}")
