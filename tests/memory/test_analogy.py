@@ -278,3 +278,14 @@ def test_past_fixes_of_other_kinds_that_fit_statements_here_do_not_crowd_out_the
     _learn(memory, "tickets/venue.py", VENUE, VENUE.replace("taken > CAPACITY", "taken >= CAPACITY"), 5, "comparison_swap")
     patches = _proposed(memory, "kiosk/slots.py", SLOTS, "range(first, last)")
     assert SLOTS.replace("range(first, last)", "range(first, last + 1)") in [p.changes[0].after for p in patches]
+
+
+def test_a_statement_that_has_the_fix_already_gets_no_analogy(tmp_path: Path) -> None:
+    """A past fix that made `+` a `-`, met at a `-`: carried over, it would turn the right operator wrong."""
+    memory = _store(tmp_path)
+    garage = "def stay(now, parked):\n    return now + parked\n"
+    _learn(memory, "garage/lot.py", garage, garage.replace("now + parked", "now - parked"), 2, "arithmetic_swap")
+    clock = "def late(due, arrived):\n    return arrived - due\n"
+    assert [p.changes[0].after for p in _proposed(memory, "trains/clock.py", clock.replace(" - ", " + "), "return")] \
+        == [clock]
+    assert _proposed(memory, "trains/clock.py", clock, "return") == []

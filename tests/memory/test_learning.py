@@ -211,3 +211,23 @@ def test_the_fix_row_keeps_the_reviewers_word_on_it(memory: LearningMemory) -> N
     rows = {r["run_id"]: r["review"] for r in memory.store.rows("fixes", "verified = true")}
     assert rows == {"run-1": "", "run-2": "prefer (m)"}  # a fix no reviewer saw says nothing
 
+
+
+STOPS = "def between(stops, start, end):\n    return stops[start:end]\n"
+ROUTE = "def leg(route, first, last):\n    total = len(route)\n    return route[first:last + 1]\n"
+
+
+def test_replay_leaves_a_statement_that_has_the_fix_already(memory: LearningMemory) -> None:
+    """A slice given its `+ 1`: the same edit at a slice that has one would make it `+ 1 + 1`."""
+    _learn_fix(memory, source=STOPS, fixed=STOPS.replace("end]", "end + 1]"), path="trains/stops.py",
+               operator="bound_nudge")
+    report = _cinema_report()
+
+    def replayed(source: str) -> list[str]:
+        sources = {"routes/leg.py": source}
+        ctx = ProposalContext(sources=sources, baseline=report, target_tests=(report.failed[0].nodeid,),
+                              suspects=(Suspect("routes/leg.py", 3, 0.9),), lessons=memory.recall(report, sources))
+        return [p.changes[0].after for p in MemoryReplayProposer().propose(ctx)]
+
+    assert replayed(ROUTE.replace("last + 1]", "last]")) == [ROUTE]  # the bug the lesson fixed: replayed
+    assert replayed(ROUTE) == []

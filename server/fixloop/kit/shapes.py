@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 from tree_sitter import Node
 
-from fixloop.kit.syntax import Offsets, parse, walk
+from fixloop.kit.syntax import Offsets, parse, text_of, walk
 
 # Clause children that are separate statements (or bodies), not part of a header's shape.
 NOT_HEADER = frozenset({"block", "elif_clause", "else_clause", "except_clause", "finally_clause", "comment",
@@ -126,6 +126,19 @@ def shape_similarity(a: Sequence[Token] | Sequence[str], b: Sequence[Token] | Se
     if not sa or not sb:
         return 0.0
     return difflib.SequenceMatcher(None, sa, sb, autojunk=False).ratio()
+
+
+def node_shapes(node: Node) -> tuple[str, ...]:
+    """The abstract tokens of a statement node (its header for a compound one), as `Token.shape` has them."""
+    return tuple(abstract_token(leaf, text_of(leaf)) for leaf in _leaves(node, header_only=True))
+
+
+def reads_as_fixed(before: Sequence[Token] | Sequence[str], after: Sequence[Token] | Sequence[str],
+                   target: Sequence[Token] | Sequence[str]) -> bool:
+    """Whether `target` is nearer a past fix's result than the statement that fix changed: it has the fix
+    already (`xs[a:b + 1]` for a fix that added `+ 1`, `a - b` for one that made `+` a `-`), and the same
+    edit made again there would undo nothing and break what works."""
+    return shape_similarity(after, target) > shape_similarity(before, target)
 
 
 @dataclass(frozen=True)

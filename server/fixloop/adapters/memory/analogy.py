@@ -21,7 +21,7 @@ from tree_sitter import Node, Tree
 
 from fixloop.kit.syntax import Offsets, enclosing, names_in_scope, parse, text_of, walk
 from fixloop.adapters.memory.roles import carry_over, counterparts, family_of
-from fixloop.kit.shapes import KEEP_NAMES, NOT_HEADER, is_statement, statement_node
+from fixloop.kit.shapes import KEEP_NAMES, NOT_HEADER, is_statement, node_shapes, reads_as_fixed, statement_node
 
 LITERAL_KINDS = {"integer": "num", "float": "num", "string": "str", "concatenated_string": "str",
                  "true": "bool", "false": "bool", "none": "none"}
@@ -254,6 +254,8 @@ def analogies(before: str, after: str, source: str, line: int, limit: int = 3) -
     target = _statement_at(source, line)
     pair = changed(past_a[1], past_b[1])
     if target is None or pair is None or len(text_of(pair[1])) > MAX_NEW:
+        return []
+    if reads_as_fixed(node_shapes(past_a[1]), node_shapes(past_b[1]), node_shapes(target)):
         return []
     old, new = pair
     if _is_operator(old) and _is_operator(new):

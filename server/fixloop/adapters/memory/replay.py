@@ -15,7 +15,7 @@ from fixloop.core.patch import TextEdit, apply_edits
 from fixloop.core.ports import ProposalContext
 from fixloop.kit.syntax import parses
 from fixloop.adapters.memory.learning import edits_from_json
-from fixloop.kit.shapes import Token, code_of, shape_similarity, statements, transfer
+from fixloop.kit.shapes import Token, code_of, reads_as_fixed, shape_similarity, statements, transfer
 
 
 class MemoryReplayProposer:
@@ -52,7 +52,7 @@ class MemoryReplayProposer:
                     if not target:
                         continue
                     similarity = shape_similarity(edit.before, target)
-                    if similarity < self.min_shape_similarity:
+                    if similarity < self.min_shape_similarity or reads_as_fixed(edit.before, edit.after, target):
                         continue
                     edits = transfer(edit, target, self.min_shape_similarity)
                     if not edits:
