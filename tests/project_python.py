@@ -48,9 +48,13 @@ def _build(venv: Path, dists: list[metadata.Distribution]) -> None:
     site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                check=True, capture_output=True, text=True).stdout.strip())
     source = Path(sysconfig.get_path("purelib")).resolve()
+    scripts = Path(sysconfig.get_path("scripts")).resolve()
     for dist in dists:
         for rel in dist.files or ():
             path = Path(dist.locate_file(rel)).resolve()
+            if path.parent == scripts and path.is_file() and path.read_bytes()[:4] == b"\x7fELF":
+                shutil.copy2(path, venv / "bin" / path.name)  # a tool's own binary (ruff's, which `python -m ruff` runs)
+                continue
             if source not in path.parents or not path.is_file():
                 continue  # console scripts and the like: `python -m pytest` needs none of them
             target = site / path.relative_to(source)

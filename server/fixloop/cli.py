@@ -11,7 +11,6 @@ import logging
 import os
 import sys
 import tomllib
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,8 +20,9 @@ from fixloop import __version__
 from fixloop.application.config import Settings, load, project_settings, sandbox_choices as backend_choices
 from fixloop.core.model import Scope, Status
 from fixloop.kit.printable import log_to, printable, shown
-from fixloop.kit.screen import console, print_diff
-from fixloop.run_display import RunDisplay, fixed_by, show_audit, show_end
+from fixloop.kit.screen import console
+from fixloop.cli_offer import Offered, install, offer
+from fixloop.run_display import RunDisplay, fixed_by, show_end
 
 EXIT_FIXED, EXIT_NOT_FIXED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -101,6 +101,9 @@ def fix(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr: only warnings and the end."),
     allow_install: bool = typer.Option(False, "--allow-install",
                                        help="Install a missing package the tests need, then run again (--yes never does)."),
+    check: list[str] = typer.Option([], "--check", metavar="CHECKER",
+                                    help="Fix this checker's findings too (ruff; repeatable): from the project's own "
+                                         "environment, in the sandbox; tests keep passing."),
     audit: bool = typer.Option(False, "--audit", help="A security pass on the fix before it is offered (rules, bandit "
                                                       "and the model's audit); a high finding stops --yes."),
 ) -> None:
@@ -112,7 +115,7 @@ def fix(
         "test_timeout": test_timeout, "per_test_timeout": per_test_timeout, "baseline_timeout": baseline_timeout,
         "python": os.path.abspath(os.path.expanduser(python)) if python and "/" in python else python,
         "offline": offline or None, "allow_test_edits": allow_test_edits or None,
-        "audit": {"enabled": True} if audit else None,
+        "audit": {"enabled": True} if audit else None, "checks": list(check) or None,
     }
     settings, problems = _run_settings(workspace, _with_places(overrides, sandbox, memory, no_memory))
     from fixloop.application.run import RunRequest
@@ -120,7 +123,7 @@ def fix(
     request = RunRequest(workspace, settings, _scope(test, file), notes=tuple(problems), seed=seed)
     session = _session(request, goal, yes, as_json)
     outcome = _run(session, quiet)
-    installed = _install(session, allow_install, yes, as_json) if goal is None else None
+    installed = install(err, session, allow_install, yes, as_json) if goal is None else None
     if installed is not None and installed["ok"]:  # the package is there now: the same run again
         session = _session(request, None, yes, as_json)
         outcome = _run(session, quiet)
@@ -137,7 +140,7 @@ def fix(
         raise typer.Exit(EXIT_USAGE)
     offered = Offered(installed=installed)
     if outcome.status is Status.FIXED and outcome.patch is not None:
-        offered = _offer(session, workspace, outcome, result, yes, dry_run, as_json, installed)
+        offered = offer(err, session, workspace, outcome, result, yes, dry_run, as_json, installed)
         if not as_json:
             err.print(fixed_by(result.get("source") or "", offered.saved))
     elif not as_json:
@@ -163,25 +166,6 @@ def _session(request: Any, goal: str | None, yes: bool, as_json: bool) -> Any:
     return FixSession(request)
 
 
-@dataclass(frozen=True)
-class Offered:
-    """What became of a run's fix on the terminal, added to its summary for `--json`."""
-
-    applied: bool = False
-    blocked: str = ""  # "audit": a high finding stopped --yes (not a decision of the user's)
-    conflicts: tuple[str, ...] = ()  # why it could not be applied
-    said: tuple[str, ...] = ()  # what the user's on_apply hook said
-    saved: dict[str, Any] | None = None  # what the fix saved against the generic search (history/sources.py)
-    fixed: bool = False  # a fix was offered (only then is `saved` told)
-    installed: dict[str, Any] | None = None  # the package installed (or declined) before the run
-
-    def summary(self, result: dict[str, Any]) -> dict[str, Any]:
-        hooks = [*result.get("hooks", []), *self.said]
-        return {**result, "applied": self.applied, **({"installed": self.installed} if self.installed else {}),
-                **({"hooks": hooks} if hooks else {}), **({"conflicts": list(self.conflicts)} if self.conflicts else {}),
-                **({"blocked": self.blocked} if self.blocked else {}), **({"saved": self.saved} if self.fixed else {})}
-
-
 def _with_places(overrides: dict[str, Any], sandbox: str | None, memory: str | None, no_memory: bool) -> dict[str, Any]:
     """The flags that name a sandbox backend or a memory, merged into the `--set` tables of the same name."""
     if sandbox is not None:
@@ -190,19 +174,6 @@ def _with_places(overrides: dict[str, Any], sandbox: str | None, memory: str | N
         overrides["memory"] = {**overrides.get("memory", {}), **({"uri": memory} if memory else {}),
                                **({"enabled": False} if no_memory else {})}
     return overrides
-
-
-def _saved(workspace: Path, run_id: str) -> dict[str, Any] | None:
-    """What this fix saved against the generic search's medians for its error class in this project's history
-    (history/sources.py); None when the search fixed it, or never fixed a bug of that class here."""
-    from fixloop.application.history.sources import baselines, saving
-    from fixloop.application.history.store import load
-
-    records = load([workspace]).records  # cached: only this run's folder is read afresh
-    rec = next((r for r in records if r["run_id"] == run_id), None)
-    if rec is None or rec["status"] != "fixed":
-        return None
-    return saving(rec, baselines(r for r in records if r["run_id"] != run_id))
 
 
 def _checked_workspace(path: Path, yes: bool, dry_run: bool, goal_with_tests: bool) -> Path:
@@ -240,70 +211,6 @@ def _run(session: Any, quiet: bool) -> Any:
         session.cancel()
         err.print("cancelled")
         raise typer.Exit(EXIT_NOT_FIXED)
-
-
-def _install(session: Any, allow: bool, yes: bool, as_json: bool) -> dict[str, Any] | None:
-    """When all that fails is a missing package: install it if the user allows it (--allow-install, or a yes
-    at the prompt; --yes alone never does). None when nothing was offered or asked."""
-    from fixloop.application.runlog import record_decision
-
-    offer = session.summary.get("install")
-    if not offer:
-        return None
-    asked = not allow and not yes and not as_json and sys.stdin.isatty()
-    if not allow and not asked:
-        if yes and not as_json:
-            err.print("--yes never installs a package: add --allow-install to let fixloop install it")
-        return None
-    if asked and not typer.confirm(f"Install {printable(offer['requirement'])} into {printable(offer['python'])} "
-                                   "(wheels from your index, installed in the sandbox)?", default=False):
-        record_decision(session.workspace, session.run_id, {"decision": "install", "ok": False, "reason": "declined",
-                                                            "requirement": offer["requirement"]})
-        err.print(f"not installed; to install it yourself: {shown(offer['command'])}")
-        return {"ok": False, "said": "declined"}
-    done = session.install()
-    if not as_json:
-        err.print(f"[{'green' if done.ok else 'red'}]{shown(done.said)}[/]")
-    return {"ok": done.ok, "said": done.said}
-
-
-def _offer(session: Any, workspace: Path, outcome: Any, summary: dict[str, Any], yes: bool, dry_run: bool,
-           as_json: bool, installed: dict[str, Any] | None) -> Offered:
-    """Show the fix, ask (or not, as the flags say), record the decision and apply it: what became of it."""
-    from fixloop.application.runlog import record_decision
-
-    offered = Offered(fixed=True, saved=_saved(workspace, outcome.run_id), installed=installed)
-    if not as_json:
-        err.print(f"[green]{shown(outcome.message)}[/]")
-        print_diff(summary["diff"], err)
-        review = summary.get("review")
-        if review:
-            err.print(f"review ({shown(review['by'])}): {shown(review['verdict'])}, {shown(review['reason'], multiline=True)}")
-        for said in summary.get("hooks", []):
-            err.print(shown(said))
-        show_audit(err, summary.get("audit"))
-    asked = not yes and not dry_run and not as_json and sys.stdin.isatty()
-    if yes and (summary.get("audit") or {}).get("blocking"):  # a high finding is for a person to weigh
-        err.print("[red]not applied:[/] the audit found a high-severity issue; read the diff in "
-                  f"{shown(summary['run_dir'])}/fix.diff and apply it yourself, or run again without --yes")
-        return replace(offered, blocked="audit")  # not a decision of yours: nothing is recorded as one
-    apply = yes or (asked and typer.confirm("Apply?", default=False))
-    if yes or asked:  # the user's decision, for `fixloop history` and the KPIs
-        record_decision(workspace, outcome.run_id, {"run_id": outcome.run_id, "hunk": "all", "accepted": apply,
-                                                    "source": "cli"})
-    if not apply:
-        if not as_json:
-            err.print(f"not applied; the diff is in {shown(summary['run_dir'])}/fix.diff")
-        return offered
-    result = session.apply()
-    if not result.ok:
-        err.print("[red]not applied:[/] " + "; ".join(shown(c) for c in result.conflicts))
-        err.print(f"the fix is kept in {shown(summary['run_dir'])}/fix.diff")
-        return replace(offered, conflicts=tuple(result.conflicts))
-    err.print(f"applied to {', '.join(shown(p) for p in result.written)}")
-    for said in result.said:
-        err.print(shown(said))
-    return replace(offered, applied=True, said=tuple(result.said))
 
 
 def exit_code(status: Status, conflicts: bool, setup_error: str) -> int:

@@ -44,7 +44,7 @@ def test_stats_count_fixes_by_source_and_what_each_saved(tmp_path: Path) -> None
     result = runner.invoke(app, ["stats", str(_project(tmp_path)), "--json"])
     assert result.exit_code == 0, result.output
     s = json.loads(result.stdout)["sources"]
-    assert {k: v["fixes"] for k, v in s.items()} == {"replay": 2, "analogy": 1, "template": 1, "search": 3,
+    assert {k: v["fixes"] for k, v in s.items()} == {"replay": 2, "analogy": 1, "template": 1, "search": 3, "checker": 0,
                                                      "model": 1, "other": 0}
     assert s["search"]["median_candidates"] == 20 and s["search"]["median_seconds"] == 40 and s["search"]["compared"] == 0
     replay = s["replay"]

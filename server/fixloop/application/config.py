@@ -27,6 +27,7 @@ else:  # pragma: no cover
 
 from fixloop.core.model import Limits
 from fixloop.adapters.runner.listing import CopyRule
+from fixloop.adapters.checkers import TOOLS as CHECK_TOOLS
 from fixloop.core.review import ReviewSettings
 from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.adapters.memory.settings import MemorySettings
@@ -85,6 +86,7 @@ class Settings:
     allow_test_edits: bool = False
     offline: bool = False
     pytest_args: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()  # checkers whose findings are targets too (`--check ruff`)
     warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
     plausible_lookahead: int = Limits.plausible_lookahead
     search_factor: float = Limits.search_factor
@@ -182,6 +184,11 @@ def _check_choices(settings: Settings) -> tuple[Settings, list[str]]:
     if settings.strategy not in STRATEGY_CHOICES:
         problems.append(f"strategy: {settings.strategy!r} is not one of {', '.join(STRATEGY_CHOICES)}; using 'auto'")
         settings = dataclasses.replace(settings, strategy="auto")
+    unknown = [c for c in settings.checks if c not in CHECK_TOOLS]
+    if unknown:
+        problems.append(f"checks: {', '.join(map(repr, unknown))} cannot be checked (known: {', '.join(CHECK_TOOLS)}); "
+                        "left out")
+        settings = dataclasses.replace(settings, checks=tuple(c for c in settings.checks if c in CHECK_TOOLS))
     if settings.breaker_repeats < 2:
         problems.append("breaker_repeats: must be at least 2; using 3")
         settings = dataclasses.replace(settings, breaker_repeats=3)
@@ -258,6 +265,8 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "plausible_lookahead": (AT_MOST, ""), "search_factor": (LIMIT, ""),
     "strategy": (USER, "the order decides what a run costs"),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
+    # A check only adds findings a fix must clear and a guard it must keep; the checker runs in the sandbox.
+    "checks": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
     "llm.model": (USER, "the model decides what you pay"), "llm.roles.reviewer.model": (USER, "the model decides what you pay"),
     "llm.roles.auditor.model": (USER, "the model decides what you pay"),

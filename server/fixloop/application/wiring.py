@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from fixloop.application.config import MemorySettings, Settings
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Finding, Patch, Scope, Task, Usage
-from fixloop.core.ports import Auditor, BehaviourProbe, Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer
+from fixloop.core.ports import (Auditor, BehaviourProbe, Localizer, Memory, Ports, Proposer, ReviewMemory, Reviewer,
+                                TestRunner)
 from fixloop.core.review import OfflineReviewer
 from fixloop.core.goal import GoalAuthor
+from fixloop.adapters.checkers.proposer import CheckerFixProposer
+from fixloop.adapters.checkers.runner import CheckedLocalizer, CheckedRunner
 from fixloop.adapters.graph.memory import GraphMemory
 from fixloop.adapters.graph.prior import EntityPriorLocalizer
 from fixloop.adapters.llm.cost import DailyBudget
@@ -171,6 +174,12 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     # With the code graph: a history prior on suspects, and the coverage kept as test -> function edges.
     localizer: Localizer = EntityPriorLocalizer(spectrum, memory) if isinstance(memory, GraphMemory) else spectrum
     proposers = make_proposers(settings, cancelled, memory)
+    tested: TestRunner = runner
+    leading: list[Proposer] = []
+    if settings.checks:  # findings are targets too: the checker answers them, its own fixes are tried first
+        tested = checked = CheckedRunner(runner, settings.checks, is_test_file)
+        localizer = CheckedLocalizer(localizer, checked)
+        leading = [CheckerFixProposer(checked.findings)]
 
     def arranged() -> list[Proposer]:
         # The model leads only when it can answer: a key, and not offline.
@@ -180,10 +189,10 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
         choice = choose_strategy(allowed, record_of(memory) if learning else {}, task.seed, settings.strategy,
                                  learning=memory is not None, default=default_of(proposers))
         on_choice(choice)
-        return arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats)
+        return leading + arrange(proposers, choice.strategy, breaker_repeats=settings.breaker_repeats)
 
     ports = Ports(
-        runner=runner,
+        runner=tested,
         proposers=ArrangedOnUse(arranged),
         reviewer=make_reviewer(settings, proposers, cancelled, runner),
         localizer=localizer,

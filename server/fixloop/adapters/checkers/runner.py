@@ -1,0 +1,184 @@
+"""Tests and a checker's findings as one runner: the loop's targets may be findings, its guard "no new finding".
+
+`CheckedRunner` wraps the pytest runner. Ids of findings (`findings.py`) never reach pytest: the checker
+answers them, in the same sandbox as the tests, from the project's own interpreter. The baseline checks the
+whole project once; a candidate is checked again only in the files it changes (their text written into the
+run's copy), once per candidate. A run that selects findings only starts no pytest at all, so a candidate is
+screened on its findings in a fraction of a second before any test runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Mapping, Sequence
+
+from fixloop.adapters.checkers import ruff
+from fixloop.adapters.checkers.findings import Finding, outcomes, parse_id
+from fixloop.adapters.runner.cold import candidate_files
+from fixloop.adapters.runner.pytest_runner import PytestRunner
+from fixloop.adapters.sandbox.api import Policy, SandboxLimits
+from fixloop.core.model import Patch, Suspect, TestReport, TestResult
+from fixloop.core.ports import Localizer
+
+CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
+OUTPUT_BYTES = 16 * 1024 * 1024  # head and tail of its JSON kept, each: a project with many findings is long
+CHECKERS = {ruff.TOOL: ruff}  # checkers.TOOLS, each with its module
+
+
+class CheckedRunner:
+    """The pytest runner's runs with the checkers' results added. Everything else is the pytest runner's."""
+
+    def __init__(self, inner: PytestRunner, tools: Sequence[str], is_test_file: Callable[[str], bool]) -> None:
+        self.inner = inner
+        self.tools = tuple(t for t in dict.fromkeys(tools) if t in CHECKERS)
+        self.is_test_file = is_test_file
+        self.baseline: dict[str, list[Finding]] = {}  # tool -> its findings in the project's own files
+        self._checked: dict[tuple[tuple[str, str], ...], dict[str, list[Finding]]] = {}
+        self._began = False
+
+    def __getattr__(self, name: str) -> object:  # notes, cancel, close, install_offer, ...: the pytest runner's
+        return getattr(self.inner, name)
+
+    # ---- the runner port -------------------------------------------------------------------------
+    @property
+    def root(self) -> object:
+        return self.inner.root
+
+    def sources(self) -> Mapping[str, str]:
+        return self.inner.sources()
+
+    def run(self, patch: Patch | None, select: Sequence[str] = (), fail_fast: bool = False) -> TestReport:
+        ours, tests = self.split(select)
+        report = self.inner.run(patch, tests, fail_fast) if tests or not select else TestReport()
+        return self._with_findings(report, patch, ours)
+
+    def run_pair(self, patch: Patch, select: Sequence[str]) -> tuple[TestReport, TestReport]:
+        ours, tests = self.split(select)
+        before, after = self.inner.run_pair(patch, tests)
+        return self._with_findings(before, None, ours), self._with_findings(after, patch, ours)
+
+    def covering(self, patch: Patch) -> frozenset[str] | None:
+        return self.inner.covering(patch)
+
+    def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+        ours, theirs = self.split(tests)
+        changed = set(patch.paths)
+        apart = {t for t in ours if (parsed := parse_id(t, self.tools)) and parsed[1] and parsed[1] not in changed}
+        return frozenset(apart) | (self.inner.apart(patch, theirs) if theirs else frozenset())
+
+    def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
+        parsed = parse_id(test, self.tools)
+        if parsed is None:
+            return self.inner.lines_of(test)
+        return frozenset((f.path, f.line) for f in self._all_baseline() if f.target == test)
+
+    def lanes(self) -> int:
+        return self.inner.lanes()
+
+    def prefetch(self, patch: Patch, select: Sequence[str]) -> None:
+        _, tests = self.split(select)
+        if tests:
+            self.inner.prefetch(patch, tests)
+
+    # ---- the checkers ----------------------------------------------------------------------------
+    def findings(self) -> list[Finding]:
+        """The baseline's findings that are targets: in the project's own files, not its tests."""
+        return [f for f in self._all_baseline() if not self.is_test_file(f.path)]
+
+    def _all_baseline(self) -> list[Finding]:
+        return [f for found in self.baseline.values() for f in found]
+
+    def split(self, select: Sequence[str]) -> tuple[list[str], list[str]]:
+        """(the ids of findings, the tests) of `select`."""
+        ours = [s for s in select if parse_id(s, self.tools) is not None]
+        return ours, [s for s in select if parse_id(s, self.tools) is None]
+
+    def _with_findings(self, report: TestReport, patch: Patch | None, asked: Sequence[str]) -> TestReport:
+        """`report` with the results of the ids `asked` (all of them when none was), after `patch`."""
+        if not self._began:
+            self._began = True
+            self._check_baseline()
+        if not self.baseline:
+            return report
+        now = self._check(patch) if patch is not None else {}
+        wanted = set(asked)
+        results: list[TestResult] = []
+        for tool, found in self.baseline.items():
+            targets = [f for f in found if not self.is_test_file(f.path)]
+            ran = outcomes(tool, targets, now.get(tool, []), patch.paths if patch else ())
+            results += [r for r in ran if not wanted or r.nodeid in wanted]
+        return dataclasses.replace(report, results=report.results + tuple(results))
+
+    def _check_baseline(self) -> None:
+        for tool in self.tools:
+            found = self._run_checker(tool, ["."], {})
+            if isinstance(found, str):
+                self.inner.notes.append(f"--check {tool}: {found}; the run goes on without it")
+                continue
+            self.baseline[tool] = found
+            targets = {f.target for f in found if not self.is_test_file(f.path)}
+            self.inner.notes.append(f"{tool}: {len(targets)} rule(s) with findings in {len({f.path for f in found})} "
+                              f"file(s) are targets" if targets else f"{tool}: no findings")
+
+    def _check(self, patch: Patch) -> dict[str, list[Finding]]:
+        key = patch.key()
+        if key not in self._checked:
+            files = [p for p in patch.paths if p.endswith(".py")]
+            changes = candidate_files(self.inner.scratch, patch)
+            checked: dict[str, list[Finding]] = {}
+            for tool in self.baseline:
+                found = self._run_checker(tool, files, changes if isinstance(changes, dict) else {}) if files else []
+                # A checker that fails on the candidate's files (a syntax it cannot read) sees new findings.
+                checked[tool] = found if isinstance(found, list) else [
+                    Finding(tool, "error", found, p, 1) for p in files]
+            self._checked[key] = checked
+        return self._checked[key]
+
+    def _run_checker(self, tool: str, paths: list[str], changes: Mapping[str, bytes]) -> list[Finding] | str:
+        checker, inner = CHECKERS[tool], self.inner
+        limits = SandboxLimits(wall_seconds=CHECK_SECONDS, cpu_seconds=int(CHECK_SECONDS) + 10,
+                               output_bytes=OUTPUT_BYTES)
+        policy = Policy(inner.policy.read_only, inner.policy.env, False)
+        try:
+            result = inner.sandbox.run(checker.argv(inner.python, paths), inner.scratch.tree(dict(changes)),
+                                       limits, policy)
+        except (OSError, ValueError) as e:
+            return f"{tool} could not start: {e}"
+        if result.timed_out or result.limit_hit:
+            return f"{tool} did not finish within its limit ({result.limit_hit or 'wall'})"
+        stderr = result.stderr_head + result.stderr_tail
+        problem = checker.problem(result.returncode, stderr, inner.python)
+        if problem:
+            return problem
+        output = result.stdout_head + result.stdout_tail
+        if result.stdout_total > len(output.encode("utf-8", "surrogateescape")):
+            return f"{tool}'s output was longer than fixloop reads ({OUTPUT_BYTES * 2} bytes)"
+        return checker.parse(output, list(inner.sources()))
+
+
+class CheckedLocalizer:
+    """The findings' own lines first (a checker says where), then the localizer's suspects for failing tests."""
+
+    def __init__(self, inner: Localizer, runner: CheckedRunner) -> None:
+        self.inner = inner
+        self.runner = runner
+
+    @property
+    def runs_tests(self) -> bool:
+        return self.inner.runs_tests
+
+    @property
+    def note(self) -> str:
+        return self.inner.note
+
+    def localize(self, report: TestReport, sources: Mapping[str, str], target_tests: Sequence[str]
+                 ) -> tuple[Suspect, ...]:
+        ours, tests = self.runner.split(target_tests)
+        wanted = set(ours)
+        found = [f for f in self.runner.findings() if f.target in wanted]
+        suspects = {(f.path, f.line): Suspect(f.path, f.line, 1.0, f"{f.tool} {f.code}: {f.message}") for f in found}
+        if tests:
+            for s in self.inner.localize(report, sources, tests):
+                suspects.setdefault((s.path, s.line), s)
+        return tuple(sorted(suspects.values(), key=lambda s: (-s.score, s.path, s.line)))
+

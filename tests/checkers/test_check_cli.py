@@ -1,0 +1,93 @@
+"""End to end: `fixloop fix --check ruff` on small projects, in the bwrap sandbox, with ruff from the project's
+own interpreter: a finding's own fix offered, an undefined name fixed by the search its line leads, a fix that
+breaks a test never offered, and a project without ruff told so while the run goes on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from fixloop.adapters.sandbox.select import probe
+from tests.backends import unavailable
+from tests.conftest import PYTHON, fixloop_env
+from tests.project_python import project_python
+
+pytestmark = pytest.mark.e2e
+
+TESTS = ("from shop.cart import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n\n\n"
+         "def test_discount():\n    assert total([10], 3) == 7\n")
+
+
+def _fix(root: Path, tmp_path: Path, python: str, *more: str) -> tuple[int, dict[str, Any], str]:
+    if probe("bwrap")[0] is None:
+        unavailable("bwrap", probe("bwrap")[1])
+    proc = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(root), "--check", "ruff", "--python", python,
+                           "--sandbox", "bwrap", "--no-memory", "--offline", "--dry-run", "--json", *more],
+                          capture_output=True, text=True, timeout=300,
+                          env=fixloop_env(XDG_DATA_HOME=str(tmp_path / "data"),
+                                          FIXLOOP_CONFIG=str(tmp_path / "none.toml")))
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout), proc.stderr
+
+
+def _events(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = (Path(summary["run_dir"]) / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_an_unused_import_gets_ruffs_own_fix_and_the_tests_still_pass(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    cart = "import os\nimport sys\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": TESTS})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")))
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["files_changed"] == ["shop/cart.py"]
+    assert "-import os\n-import sys\n" in summary["diff"]
+    assert summary["failing_before"] == ["ruff::shop/cart.py::F401"]
+    assert summary["source"] == "checker" and summary["candidates_evaluated"] == 1
+    assert (root / "shop" / "cart.py").read_text() == cart  # --dry-run: the workspace as it was
+    fixed = next(e for e in _events(summary) if e["kind"] == "tested" and e.get("status") == "plausible")
+    runs = {r["selection"]: r for r in fixed["runs"]}
+    assert runs["targets"]["tests"] == ["ruff::shop/cart.py::F401"]  # screened on its finding alone, no pytest
+    assert runs["full"]["ran"] == 4  # the whole suite confirmed it, with the finding and the guard checked again
+
+
+def test_an_undefined_name_is_fixed_by_the_search_its_line_leads_to(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    cart = ("def total(prices, discount=0):\n    subtotal = sum(prices)\n    if discount > subtotal:\n"
+            "        raise ValueError(f'discount {discont} is more than {subtotal}')\n    return subtotal - discount\n")
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": TESTS})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")))
+    assert code == 0, stderr
+    assert summary["status"] == "fixed"
+    assert "+        raise ValueError(f'discount {discount} is more than {subtotal}')" in summary["diff"]
+    localized = next(e for e in _events(summary) if e["kind"] == "localized")
+    assert localized["suspects"][0] == "shop/cart.py:4"
+
+
+def test_a_findings_fix_that_breaks_a_test_is_never_offered(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    cart = "import sys\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"
+    uses = TESTS + "\n\ndef test_reexport():\n    from shop.cart import sys as cart_sys\n    assert cart_sys.maxsize > 0\n"
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": uses})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")), "--max-candidates", "3")
+    assert code == 1, stderr
+    assert summary["status"] != "fixed" and summary["files_changed"] == []
+    tried = [e for e in _events(summary) if e["kind"] == "tested"]
+    assert tried and tried[0]["status"] == "failed"  # ruff's own fix was tried first, and the test caught it
+
+
+def test_a_project_without_ruff_is_told_and_the_run_goes_on(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    cart = "import os\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": TESTS})
+    code, summary, stderr = _fix(root, tmp_path, PYTHON)
+    assert code == 3, stderr  # nothing to fix: the tests pass, and the findings could not be read
+    assert summary["status"] == "nothing_to_fix"
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    assert any("ruff is not installed in the project's environment" in n and "goes on without it" in n for n in notes)
