@@ -1,4 +1,4 @@
-"""End to end: `fixloop fix --check ruff` on small projects, in the bwrap sandbox, with ruff from the project's
+"""End to end: `fixloop fix --check ruff` (and `--check mypy`) on small projects, in the bwrap sandbox, with ruff from the project's
 own interpreter: a finding's own fix offered, an undefined name fixed by the search its line leads, a fix that
 breaks a test never offered, and a project without ruff told so while the run goes on."""
 
@@ -91,3 +91,18 @@ def test_a_project_without_ruff_is_told_and_the_run_goes_on(
     assert summary["status"] == "nothing_to_fix"
     notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
     assert any("ruff is not installed in the project's environment" in n and "goes on without it" in n for n in notes)
+
+
+def test_a_mypy_error_is_fixed_by_the_search_and_the_tests_still_pass(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
+    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
+    root = make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "mypy")), "--check", "mypy")
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["mypy::shop/labels.py::arg-type"]
+    assert "-    return label(stock, item)\n+    return label(item, stock)" in summary["diff"]
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    assert "mypy: 2 finding(s) of 1 rule(s) in 1 file(s) are targets" in notes
+    assert "ruff: no findings" in notes or any("ruff is not installed" in n for n in notes)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fixloop.adapters.checkers import ruff
+from fixloop.adapters.checkers import mypy, ruff
 from fixloop.adapters.checkers.findings import Edit, Finding, apply_edits, fixed, guard_id, outcomes, parse_id
 
 CART = "import os\nimport sys\n\n\ndef total(prices):\n    unused = 1\n    return sum(prices) + lenght\n"
@@ -96,3 +96,19 @@ def test_ids_of_findings_are_told_from_tests() -> None:
     assert parse_id(guard_id("ruff"), ["ruff"]) == ("ruff", "", "")
     assert parse_id("tests/test_a.py::test_x", ["ruff"]) is None
     assert parse_id("ruff::pkg/a.py::F401", ["mypy"]) is None
+
+
+def test_mypys_own_json_lines_read_as_findings(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "labels.py").write_text("def f(x: int) -> str:\n    return x\n\n\ndef g() -> None:\n    f('a')\n")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--output", "json", "--cache-dir", "/dev/null", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    found = mypy.parse(proc.stdout, ["shop/labels.py"])
+    assert isinstance(found, list)
+    assert [(f.code, f.line, f.column) for f in found] == [("return-value", 2, 12), ("arg-type", 6, 7)]
+    assert found[0].target == "mypy::shop/labels.py::return-value" and found[0].fix is None
+    assert mypy.problem(proc.returncode, proc.stderr, "p", proc.stdout) == ""
+    assert isinstance(mypy.parse("oops\n", ["shop/labels.py"]), str)
+    assert mypy.no_target("mypy: error: Missing target module, package, files, or command.")
+    assert "not installed" in mypy.problem(1, "/p/python: No module named mypy\n", "/p/python")

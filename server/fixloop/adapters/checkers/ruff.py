@@ -13,6 +13,8 @@ from typing import Any, Sequence
 from fixloop.adapters.checkers.findings import Edit, Finding, Fix
 
 TOOL = "ruff"
+WHOLE = False  # a finding is of its own file: a candidate is checked in the files it changes
+TRIES: tuple[tuple[str, ...], ...] = ((".",),)  # the whole project, as its configuration includes and excludes
 
 
 def argv(python: str, paths: Sequence[str]) -> list[str]:
@@ -21,7 +23,11 @@ def argv(python: str, paths: Sequence[str]) -> list[str]:
             "--force-exclude", "--", *paths]
 
 
-def problem(returncode: int | None, stderr: str, python: str) -> str:
+def no_target(stderr: str) -> bool:
+    return False  # "." is always something to check
+
+
+def problem(returncode: int | None, stderr: str, python: str, stdout: str = "") -> str:
     """What stopped ruff from checking, for people; "" when it checked."""
     if returncode == 0:
         return ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Mapping, Sequence
 
-from fixloop.adapters.checkers import ruff
+from fixloop.adapters.checkers import mypy, ruff
 from fixloop.adapters.checkers.findings import Finding, outcomes, parse_id
 from fixloop.adapters.runner.cold import candidate_files
 from fixloop.adapters.runner.pytest_runner import PytestRunner
@@ -22,7 +22,8 @@ from fixloop.core.ports import Localizer
 
 CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
 OUTPUT_BYTES = 16 * 1024 * 1024  # head and tail of its JSON kept, each: a project with many findings is long
-CHECKERS = {ruff.TOOL: ruff}  # checkers.TOOLS, each with its module
+CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy}
+NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its TRIES  # checkers.TOOLS, each with its module
 
 
 class CheckedRunner:
@@ -33,6 +34,7 @@ class CheckedRunner:
         self.tools = tuple(t for t in dict.fromkeys(tools) if t in CHECKERS)
         self.is_test_file = is_test_file
         self.baseline: dict[str, list[Finding]] = {}  # tool -> its findings in the project's own files
+        self._paths: dict[str, tuple[str, ...]] = {}  # tool -> what it was given to check the whole project
         self._checked: dict[tuple[tuple[str, str], ...], dict[str, list[Finding]]] = {}
         self._began = False
 
@@ -104,33 +106,49 @@ class CheckedRunner:
         wanted = set(asked)
         results: list[TestResult] = []
         for tool, found in self.baseline.items():
-            targets = [f for f in found if not self.is_test_file(f.path)]
-            ran = outcomes(tool, targets, now.get(tool, []), patch.paths if patch else ())
+            rechecked = self._rechecked(tool, patch)
+            ran = outcomes(tool, self._ours(found), self._ours(now.get(tool, [])), rechecked)
             results += [r for r in ran if not wanted or r.nodeid in wanted]
         return dataclasses.replace(report, results=report.results + tuple(results))
 
+    def _ours(self, found: Sequence[Finding]) -> list[Finding]:
+        return [f for f in found if not self.is_test_file(f.path)]
+
+    def _rechecked(self, tool: str, patch: Patch | None) -> Sequence[str]:
+        if patch is None:
+            return ()
+        return list(self.inner.sources()) if CHECKERS[tool].WHOLE else patch.paths
+
     def _check_baseline(self) -> None:
         for tool in self.tools:
-            found = self._run_checker(tool, ["."], {})
+            found: list[Finding] | str = ""
+            for paths in CHECKERS[tool].TRIES:
+                found = self._run_checker(tool, list(paths), {})
+                if found != NO_TARGET:
+                    self._paths[tool] = paths
+                    break
             if isinstance(found, str):
                 self.inner.notes.append(f"--check {tool}: {found}; the run goes on without it")
                 continue
             self.baseline[tool] = found
-            targets = {f.target for f in found if not self.is_test_file(f.path)}
-            self.inner.notes.append(f"{tool}: {len(targets)} rule(s) with findings in {len({f.path for f in found})} "
-                              f"file(s) are targets" if targets else f"{tool}: no findings")
+            ours = self._ours(found)
+            targets = {f.target for f in ours}
+            self.inner.notes.append(f"{tool}: {len(ours)} finding(s) of {len(targets)} rule(s) in "
+                                    f"{len({f.path for f in ours})} file(s) are targets" if ours else
+                                    f"{tool}: no findings")
 
     def _check(self, patch: Patch) -> dict[str, list[Finding]]:
         key = patch.key()
         if key not in self._checked:
-            files = [p for p in patch.paths if p.endswith(".py")]
             changes = candidate_files(self.inner.scratch, patch)
+            files = [p for p in patch.paths if p.endswith(".py")]
             checked: dict[str, list[Finding]] = {}
             for tool in self.baseline:
-                found = self._run_checker(tool, files, changes if isinstance(changes, dict) else {}) if files else []
-                # A checker that fails on the candidate's files (a syntax it cannot read) sees new findings.
+                paths = list(self._paths[tool]) if CHECKERS[tool].WHOLE else files
+                found = self._run_checker(tool, paths, changes if isinstance(changes, dict) else {}) if paths else []
+                # A checker that fails on the candidate (a syntax it cannot read) sees new findings.
                 checked[tool] = found if isinstance(found, list) else [
-                    Finding(tool, "error", found, p, 1) for p in files]
+                    Finding(tool, "error", found, p, 1) for p in (files or patch.paths)]
             self._checked[key] = checked
         return self._checked[key]
 
@@ -146,11 +164,12 @@ class CheckedRunner:
             return f"{tool} could not start: {e}"
         if result.timed_out or result.limit_hit:
             return f"{tool} did not finish within its limit ({result.limit_hit or 'wall'})"
-        stderr = result.stderr_head + result.stderr_tail
-        problem = checker.problem(result.returncode, stderr, inner.python)
+        stderr, output = result.stderr_head + result.stderr_tail, result.stdout_head + result.stdout_tail
+        if checker.no_target(stderr):
+            return NO_TARGET
+        problem = checker.problem(result.returncode, stderr, inner.python, output)
         if problem:
             return problem
-        output = result.stdout_head + result.stdout_tail
         if result.stdout_total > len(output.encode("utf-8", "surrogateescape")):
             return f"{tool}'s output was longer than fixloop reads ({OUTPUT_BYTES * 2} bytes)"
         return checker.parse(output, list(inner.sources()))
