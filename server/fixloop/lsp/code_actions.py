@@ -1,5 +1,5 @@
-"""Code actions: fix until the test under the cursor passes, fix until all tests pass, and on a
-memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
+"""Code actions: fix until the test under the cursor passes, fix until all tests pass, on a ruff or mypy
+diagnostic fix with that checker's findings as targets, and on a memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
 on a function, write tests for it (testgen)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 from lsprotocol import types as t
 
 from fixloop.core.integrity import is_test_file
+from fixloop.application.config import CHECK_TOOLS
 from fixloop.lsp.contract import APPLY_PAST, FIX, MEMORY, SHOW_RUN, SOURCE_FIX, WRITE_TESTS, WRITE_TESTS_KIND
 from fixloop.lsp.diagnostics import DiagnosticsEngine
 from fixloop.lsp.editor import Editor
@@ -43,6 +44,7 @@ def code_actions(editor: Editor, diagnostics: DiagnosticsEngine, review: Reviewe
     if doc is not None and not is_test_file(rel) and _on_definition(doc.source, line):
         actions.append(_action("Write tests for this function", WRITE_TESTS_KIND, WRITE_TESTS,
                                {"uri": uri, "position": {"line": line, "character": params.range.start.character}}))
+    actions.extend(_checker_actions(uri, rel, params.context.diagnostics))
     if doc is not None:
         actions.extend(_memory_actions(uri, rel, doc.source, diagnostics, review, params.context.diagnostics))
     only = params.context.only
@@ -58,6 +60,27 @@ def _on_definition(text: str, line: int) -> bool:
     from fixloop.application.testgen.target import function_at  # tree-sitter loads with the first such request
 
     return function_at(text, line) is not None
+
+
+def checker_of(diagnostic: t.Diagnostic) -> str:
+    """The checker (among those `--check` knows) that published `diagnostic`, by the `source` its editor
+    extension gives it ("Ruff", "Mypy", "mypy"); "" for any other."""
+    source = (diagnostic.source or "").strip().lower()
+    return source if source in CHECK_TOOLS else ""
+
+
+def _checker_actions(uri: str, rel: str, asked: list[t.Diagnostic]) -> list[t.CodeAction]:
+    """On a ruff or mypy diagnostic of the project's own code: fix it (and what else that checker finds),
+    keeping the tests passing."""
+    if is_test_file(rel):
+        return []  # test files are not fixloop's to change
+    actions: list[t.CodeAction] = []
+    for tool in dict.fromkeys(checker_of(d) for d in asked):
+        if tool:
+            mine = [d for d in asked if checker_of(d) == tool]
+            actions.append(_action(f"Fix with fixloop ({tool}, tests kept passing)", t.CodeActionKind.QuickFix,
+                                   FIX, {"uri": uri, "scope": "workspace", "checks": [tool]}, mine))
+    return actions
 
 
 def _memory_actions(uri: str, rel: str, text: str, diagnostics: DiagnosticsEngine, review: Reviewer,

@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import Scope
+from fixloop.application.config import CHECK_TOOLS
 from fixloop.application.goal.request import Goal
 from fixloop.lsp.contract import (ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SETTINGS, SHOW_RUN, STATS,
                        TEMPLATES)
@@ -64,6 +65,14 @@ def fix_seed(arg: Mapping[str, Any]) -> int | None:
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
         raise BadInput(f"{FIX}: 'seed' must be an integer from 0 to 2**32 - 1 (a run log's seed), got {seed!r:.40}")
     return seed
+
+
+def fix_checks(arg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The checkers whose findings the run fixes too (`"checks": ["ruff"]`), on top of the settings' own."""
+    checks = arg.get("checks", [])
+    if not isinstance(checks, list) or not all(isinstance(c, str) and c in CHECK_TOOLS for c in checks):
+        raise BadInput(f"{FIX}: 'checks' must be a list of checkers among {', '.join(CHECK_TOOLS)}, got {checks!r:.80}")
+    return tuple(dict.fromkeys(checks))
 
 
 def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
@@ -182,7 +191,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, {k: v for k, v in arg.items() if k != "scope"})
                                      if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg),
-                                     seed=fix_seed(arg)),
+                                     seed=fix_seed(arg), checks=fix_checks(arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
         SHOW_RUN: lambda arg: past.show_run(text_field(arg, "run_id", SHOW_RUN)),
         ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),

@@ -4,6 +4,7 @@ it works, cancellation from the client, and a summary when it ends."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ class Request:
     factory: SessionFactory | None = None  # another kind of session than a fix run (checking a past fix)
     goal: Goal | None = None  # goal mode: the problem in words (docs/protocol.md "Goal mode")
     seed: int | None = None  # replays a logged run's random choices; otherwise they follow from run_id
+    checks: tuple[str, ...] = ()  # checkers whose findings are targets too, besides the settings' `checks`
 
 
 @dataclass
@@ -104,7 +106,7 @@ class RunManager:
 
     # ---- requests from commands -------------------------------------------------------------
     def submit(self, scope: Scope, goal: Goal | None = None, factory: SessionFactory | None = None,
-               run_id: str = "", seed: int | None = None) -> dict[str, Any]:
+               run_id: str = "", seed: int | None = None, checks: tuple[str, ...] = ()) -> dict[str, Any]:
         """Start (or queue) a fix run (in goal mode with `goal`), or with `factory` another session that
         ends like one."""
         if self.editor.root() is None:
@@ -115,7 +117,7 @@ class RunManager:
         if refused:  # before any copy is made
             self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
-        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory, seed=seed)
+        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory, seed=seed, checks=checks)
         if self.active is None:
             request.overlays = self._overlays()
             self.active = Active(request)
@@ -246,7 +248,10 @@ class RunManager:
 
     def _open(self, request: Request, root: Path, loop: asyncio.AbstractEventLoop, active: Active) -> Session:
         config = self.editor.config()
-        asked = RunRequest(root, run_settings(config), request.scope,
+        settings = run_settings(config)
+        if request.checks:
+            settings = dataclasses.replace(settings, checks=tuple(dict.fromkeys(settings.checks + request.checks)))
+        asked = RunRequest(root, settings, request.scope,
                            request.overlays if request.overlays is not None else self._overlays(),
                            config.problems, request.seed, request.run_id)
         if request.goal is None:

@@ -1,0 +1,66 @@
+"""A ruff diagnostic in the editor: "Fix with fixloop" on it, the run with ruff's findings as targets (ruff from
+the project's own interpreter, in the sandbox), the fix offered for review like any other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as t
+
+from tests.lsp.lsp_harness import lsp
+from tests.project_python import project_python
+
+CART = "import os\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"
+TESTS = "from shop.cart import total\n\n\ndef test_total():\n    assert total([1, 2], 1) == 2\n"
+
+
+def _workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    for rel, text in {"shop/__init__.py": "", "shop/cart.py": CART, "tests/test_cart.py": TESTS}.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    return ws
+
+
+@pytest.mark.e2e  # a whole fix run in the sandbox
+async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    venv = str(Path(project_python(("pytest", "ruff"))).parent.parent)
+    async with lsp(profile, ws, tmp_path, env={"VIRTUAL_ENV": venv}) as s:
+        uri = s.uri("shop/cart.py")
+        s.editor.open(uri, CART)
+        ruffs = t.Diagnostic(range=t.Range(t.Position(0, 7), t.Position(0, 9)), message="`os` imported but unused",
+                             source="Ruff", code="F401")
+        other = t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 9)), message="spelling", source="cSpell")
+        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=uri), range=ruffs.range,
+            context=t.CodeActionContext(diagnostics=[ruffs, other])))
+        titles = {a.title: a for a in actions}
+        action = titles["Fix with fixloop (ruff, tests kept passing)"]
+        assert action.kind == t.CodeActionKind.QuickFix and list(action.diagnostics or ()) == [ruffs]
+        assert not any("cSpell" in title or "spelling" in title for title in titles)
+        assert action.command is not None
+        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["ruff"]}]
+
+        started = await s.command(action.command.command, *action.command.arguments)
+        summary = await s.run_finished(started["run_id"])
+        assert summary["status"] == "fixed", summary
+        assert summary["failing_before"] == ["ruff::shop/cart.py::F401"]
+        assert "-import os\n" in summary["diff"]
+        await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
+        assert (ws / "shop" / "cart.py").read_text() == CART  # on disk as it was: the edit is the editor's
+
+
+async def test_a_checker_fixloop_does_not_know_is_refused(profile: str, tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    async with lsp(profile, ws, tmp_path) as s:
+        with pytest.raises(Exception, match="'checks' must be a list of checkers among ruff, mypy"):
+            await s.command("fixloop.fix", {"scope": "workspace", "checks": ["pylint"]})
+        uri = s.uri("tests/test_cart.py")
+        s.editor.open(uri, TESTS)
+        on_test = t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 4)), message="m", source="Ruff")
+        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=uri), range=on_test.range,
+            context=t.CodeActionContext(diagnostics=[on_test])))
+        assert not [a for a in actions if a.title.startswith("Fix with fixloop")]  # tests are not fixloop's to change
