@@ -106,3 +106,26 @@ def test_a_mypy_error_is_fixed_by_the_search_and_the_tests_still_pass(
     notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
     assert "mypy: 2 finding(s) of 1 rule(s) in 1 file(s) are targets" in notes
     assert "ruff: no findings" in notes or any("ruff is not installed" in n for n in notes)
+
+
+def test_a_ruff_finding_a_mypy_error_and_a_failing_test_are_fixed_in_one_run(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """Three faults, each fixed by its own edit: each fix of some targets becomes the base the search goes on
+    from, and the three are offered as one change."""
+    cart = ("import os\n\n\ndef label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+            "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n\n\n"
+            "def total(prices: list[int], discount: int = 0) -> int:\n    return sum(prices) + discount\n")
+    tests = ("from shop.cart import label, total\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n\n\n"
+             "def test_total():\n    assert total([10], 3) == 7\n")
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": tests})
+    # Two cores shared with other tests: more search time than the default, which sufficed on a quiet machine.
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff", "mypy")), "--check", "mypy",
+                                 "--set", "search_factor=20")
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["still_failing"] == [], summary["message"]
+    assert sorted(summary["failing_before"]) == ["mypy::shop/cart.py::arg-type", "ruff::shop/cart.py::F401",
+                                                 "tests/test_cart.py::test_total"]
+    diff = summary["diff"]
+    assert "-import os\n" in diff and "+    return label(item, stock)" in diff and "+    return sum(prices) - discount" in diff
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    assert sum(n.startswith("building on candidate") for n in notes) >= 1

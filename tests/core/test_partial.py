@@ -114,13 +114,47 @@ def test_a_fix_of_every_failing_test_found_soon_after_is_offered_instead() -> No
     assert outcome.still_failing == () and "failing tests" not in outcome.message
 
 
-def test_the_search_for_a_whole_fix_goes_on_for_about_one_baseline_after_a_partial_one() -> None:
+def test_after_a_partial_fix_the_search_goes_on_on_top_of_it_until_its_time_is_spent() -> None:
     runner = SeeingRunner({"m.py": SOURCE}, verdict)
     later = [useless(k) for k in range(2, 100)]
-    outcome, _ = _fix([useless(1), FIXES_INC, *later, FIXES_BOTH], runner)
+    outcome, events = _fix([useless(1), FIXES_INC, *later, FIXES_BOTH], runner)
     assert outcome.status is Status.FIXED and outcome.patch is not None
     assert outcome.patch.changes[0].after == FIXES_INC and outcome.still_failing == (ENV_TEST,)
-    assert 3 <= outcome.candidates_evaluated < 20  # stopped well before the whole fix at candidate 101
+    assert 3 <= outcome.candidates_evaluated < 60  # the search's time ended it, well before candidate 101
+    notes = [e.data["message"] for e in events if e.kind == "note"]
+    assert any(n.startswith("building on candidate 2, a fix of some failing targets") for n in notes)
+
+
+OTHER = SOURCE + "\n\ndef double(x):\n    return x * 3\n"
+FIXES_DOUBLE = OTHER.replace("x * 3", "x * 2")
+
+
+def two_faults(sources: Mapping[str, str], calls: Sequence[Call]) -> TestReport:
+    text = sources["m.py"]
+    outcome = {"t.py::test_inc": "x + 1\n" in text, "d.py::test_double": "x * 2\n" in text}
+    select = calls[-1].select
+    return TestReport(tuple(TestResult(t, "passed" if ok else "failed", 0.1) for t, ok in outcome.items()
+                            if not select or t in select))
+
+
+class TwoFunctions(ScriptedRunner):
+    def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
+        return frozenset({("m.py", 10) if "double" in test else ("m.py", 2)})
+
+    def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+        change = patch.changes[0]
+        same = {name: _body(change.before, name) == _body(change.after, name) for name in ("inc", "double")}
+        return frozenset(t for t in tests if same["double" if "double" in t else "inc"])
+
+
+def test_two_faults_fixed_apart_are_offered_as_one_fix() -> None:
+    """Each candidate fixes one of two unrelated faults: the second round starts with both together."""
+    runner = TwoFunctions({"m.py": OTHER}, two_faults)
+    outcome, events = _fix([OTHER.replace("x - 1", "x + 1"), FIXES_DOUBLE], runner, (("m.py", 2), ("m.py", 10)))
+    assert outcome.status is Status.FIXED and outcome.patch is not None and outcome.still_failing == ()
+    assert outcome.patch.changes[0].after == FIXES_DOUBLE.replace("x - 1", "x + 1")
+    assert outcome.candidates_evaluated == 3  # the two, then the two together
+    assert [e.data["status"] for e in events if e.kind == "tested"] == ["partial", "partial", "plausible"]
 
 
 def test_without_knowing_which_tests_run_the_change_every_failing_test_must_pass() -> None:

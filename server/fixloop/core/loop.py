@@ -6,10 +6,10 @@ every side effect goes through `Ports`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Generator, Iterator
 
-from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Status, Task, TestReport, Usage, Verdict
+from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, Status, Task, TestReport, Verdict
 from fixloop.core.review import preference
 from fixloop.core import limits
 from fixloop.core.flaky import flaky_among
@@ -18,26 +18,13 @@ from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
 from fixloop.core.selection import Partial, Plan, in_part, joined, judge, narrowing, screened_on, still_failing
 from fixloop.core.ports import CallLogging, Ports, ProposalContext, Proposer
+from fixloop.core.stacking import STACK_MAX, Merged, OnTop, on_partial
+from fixloop.core.ending import CANCELLED, End, limit_reached, usage
 from fixloop.core.signature import describe_collection_error, failure_ways, reflect, report_signature
 from fixloop.core.telemetry import EVENTS_SCHEMA, call_fields, counts as _counts, said
 
 Run = Generator[Event, None, Outcome]
 
-@dataclass(frozen=True)
-class _End:
-    """How a run ends. `keep_baseline` is False only for a cancellation seen before the candidates: that
-    outcome carries no baseline (so the run summary lists no failing tests), as it always has."""
-
-    status: Status
-    message: str
-    patch: Patch | None = None
-    flaky: tuple[str, ...] = ()
-    keep_baseline: bool = True
-    limit: str = ""  # the setting whose limit ended the run (Outcome.stopped_by)
-    still_failing: tuple[str, ...] = ()  # a fix of some failing tests: the others (Outcome.still_failing)
-
-
-_CANCELLED = _End(Status.CANCELLED, "cancelled", keep_baseline=False)
 REVIEWS = 3  # fixes a reviewer may reject in one run before the run gives up
 
 
@@ -52,7 +39,7 @@ def run(task: Task, ports: Ports, run_id: str) -> Run:
     yield from r.retrieve(ctx)  # 2. what memory knows about failures like this one
     note = yield from r.localize(ctx)  # 3. where the fault probably is
     if ports.cancelled():
-        return (yield from r.finish(_CANCELLED))
+        return (yield from r.finish(CANCELLED))
     stop = yield from r.search(ctx)  # 4-7. propose, check, run, reflect, learn; cheapest proposer first
     stop = yield from r.reviewed(ctx, stop)  # 8. the reviewer's word: a rejected fix makes the search go on
     return (yield from r.finish(r.verdict(stop, note), ctx))
@@ -85,12 +72,14 @@ class _Run:
         self.numbers: dict[tuple[tuple[str, str], ...], int] = {}  # a plausible fix's candidate number
         self.rejected: list[str] = []  # why the reviewer rejected each fix it did
         self.partial: Partial | None = None  # a fix of some failing tests, offered when none of all follows
+        self.partials: list[Partial] = []  # every such fix of the search's round: the next round merges them first
+        self.bases: list[Partial] = []  # the fixes of some targets the search went on from, in turn
 
     def event(self, kind: str, phase: str = "", candidate: int | None = None, **data: object) -> Event:
         return Event(kind, self.run_id, self.ports.now(), phase, candidate, data)
 
     # ---- 1. baseline -------------------------------------------------------------------------
-    def take_baseline(self) -> Generator[Event, None, _End | None]:
+    def take_baseline(self) -> Generator[Event, None, End | None]:
         """Run the selection as it is; the end of the run when there is nothing to repair."""
         ports, task = self.ports, self.task
         t0 = ports.now()
@@ -100,19 +89,19 @@ class _Run:
         yield self.event("baseline", "baseline", **_counts(baseline), signature=report_signature(baseline))
         yield from said(ports.runner, lambda note: self.event("note", "baseline", message=note))  # e.g. slow tests
         if baseline.problem:
-            return _End(Status.ERROR, baseline.problem)
+            return End(Status.ERROR, baseline.problem)
         if not baseline.results and not baseline.collection_errors:
-            return _End(Status.NOTHING_TO_FIX, "no tests were collected")
+            return End(Status.NOTHING_TO_FIX, "no tests were collected")
         targets = tuple(r.nodeid for r in baseline.failed)
         if not targets and not baseline.collection_errors and not baseline.timed_out:
-            return _End(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass")
+            return End(Status.NOTHING_TO_FIX, f"all {len(baseline.results)} tests pass")
         if ports.cancelled():
-            return _CANCELLED
+            return CANCELLED
         if targets and not baseline.collection_errors:
             flaky, runs = flaky_among(ports.runner, task.scope.selection(), baseline, targets, ports.cancelled)
             self.test_runs += runs
             if flaky and len(flaky) == len(targets):
-                return _End(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
+                return End(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
                             flaky=flaky)
             targets = tuple(t for t in targets if t not in flaky)
         self.targets = targets
@@ -123,7 +112,7 @@ class _Run:
             yield self.event("note", "baseline", selection="covering", message=note)
         ways = tuple(frozenset(w) for w in failure_ways([r for r in baseline.failed if r.nodeid in targets]).values())
         self.plan = Plan(targets, task.scope.selection(), self.must_keep_passing, self.failing_before, narrow, ways)
-        return _CANCELLED if ports.cancelled() else None
+        return CANCELLED if ports.cancelled() else None
 
     def context(self) -> ProposalContext:
         ports, baseline, targets = self.ports, self.baseline, self.targets
@@ -158,13 +147,31 @@ class _Run:
         return note
 
     # ---- 4-7. candidates ---------------------------------------------------------------------
-    def search(self, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
-        """Each proposer in turn until one fixes it or a limit stops the run (then: that end). The offline
-        proposers share one time limit (`search_factor`); once it is spent only a model may go on."""
-        t0 = self.ports.now()
-        stop: _End | None = None
-        offline_spent: _End | None = None
-        for proposer in self.ports.proposers:
+    def search(self, ctx: ProposalContext) -> Generator[Event, None, End | None]:
+        """Each proposer in turn until one fixes it or a limit stops the run (then: that end); after a fix of some
+        failing targets only, the same again on top of it for the others (core/stacking.py)."""
+        t0, proposers, bases = self.ports.now(), list(self.ports.proposers), self.bases
+        stop = yield from self.search_round(ctx, proposers)
+        while (self.winner is None and self.partial is not None and len(bases) < STACK_MAX and not self.ports.cancelled()
+               and (stop is None or (stop.status is Status.GAVE_UP and not stop.limit))):
+            base, others, self.partial, self.partials = self.partial, self.partials[1:], None, []
+            bases.append(base)
+            yield self.event("note", "search", message=f"building on candidate {base.number}, a fix of some failing "
+                             f"targets: looking for a fix of {', '.join(base.still[:3])} on top of it")
+            stop = yield from self.search_round(on_partial(ctx, base.patch, base.still), [
+                Merged(base.patch, [o.patch for o in others]), *(OnTop(p, base.patch) for p in proposers)])
+        self.durations["candidates"] = self.ports.now() - t0
+        best = self.partial or (bases[-1] if bases else None)
+        if self.winner is None and best is not None and not self.ports.cancelled():
+            self.partial = best  # no fix of every failing test: the fix of some is offered
+            self.plausible, self.numbers[best.patch.key()], self.winner = [best.patch], best.number, best.patch
+        return stop
+
+    def search_round(self, ctx: ProposalContext, proposers: list[Proposer]) -> Generator[Event, None, End | None]:
+        """The offline proposers share one time limit (`search_factor`); once it is spent only a model may go on."""
+        stop: End | None = None
+        offline_spent: End | None = None
+        for proposer in proposers:
             if offline_spent is not None and not proposer.adaptive:
                 continue
             stop = yield from self.try_proposer(proposer, ctx)
@@ -173,22 +180,17 @@ class _Run:
                 offline_spent, stop = stop, None
                 continue
             if not stop and not self.winner:
-                stop = _limit_reached(self.task, self, self.ports)  # a proposer out of budget ends the run here
+                stop = limit_reached(self.task, self, self.ports)  # a proposer out of budget ends the run here
             if stop or self.winner:
                 break
-        stop = stop or (offline_spent if self.winner is None else None)
-        self.durations["candidates"] = self.ports.now() - t0
-        if self.winner is None and self.partial is not None and not self.ports.cancelled():
-            patch = self.partial.patch  # no fix of every failing test: the fix of some is offered
-            self.plausible, self.numbers[patch.key()], self.winner = [patch], self.partial.number, patch
-        return stop
+        return stop or (offline_spent if self.winner is None else None)
 
-    def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, _End | None]:
+    def try_proposer(self, proposer: Proposer, ctx: ProposalContext) -> Generator[Event, None, End | None]:
         self.last_signatures.clear()
         screened = (lambda p: screened_on(self.ports.runner, p, self.plan))  # the tests a candidate is screened on
         for patch, early_verdict in checked_ahead(proposer, ctx, self.ports, screened, self.worth_screening):
             yield from self.notes(proposer)
-            stop = _limit_reached(self.task, self, self.ports) or self.search_time_up(proposer)
+            stop = limit_reached(self.task, self, self.ports) or self.search_time_up(proposer)
             if stop:
                 return stop
             if self.winner is not None:
@@ -212,19 +214,19 @@ class _Run:
                     return stop
         return None
 
-    def search_time_up(self, proposer: Proposer) -> _End | None:
+    def search_time_up(self, proposer: Proposer) -> End | None:
         """The offline search's own time limit: never after a fix (the overfitting guard's few candidates),
         never for a model, which has its own budgets. After a fix of some failing tests, a fix of all of them is
         looked for a little longer (`Partial.waited`)."""
         if self.winner is not None:
             return None
         if self.partial is not None and self.partial.waited(self.ports.now(), self.durations["baseline"]):
-            return _End(Status.GAVE_UP, "no fix of every failing test followed the fix of some")
+            return End(Status.GAVE_UP, "no fix of every failing test followed the fix of some")
         if proposer.adaptive:
             return None
         hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0),
                                     self.ports.now() - self.started)
-        return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
+        return End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
     def worth_screening(self, patch: Patch) -> bool:
         """What the loop would still test: after a fix only a smaller one (the overfitting guard), never twice."""
@@ -239,7 +241,7 @@ class _Run:
         index = self.candidates
         yield self.event("candidate", "propose", index, proposer=proposer.name, operator=patch.operator,
                          summary=patch.summary, diff=unified_diff(patch), iteration=self.iterations,
-                         tokens=_usage(ports).tokens, where=changed_at(patch), limit=self.task.limits.max_candidates)
+                         tokens=usage(ports).tokens, where=changed_at(patch), limit=self.task.limits.max_candidates)
         rejected = rejection(patch, index, ports.is_test_file)
         if rejected is not None:
             ctx.attempts.append(rejected)
@@ -256,12 +258,14 @@ class _Run:
         attempt = yield from self.test(patch, index)
         assert attempt.report is not None
         yield self.event("tested", "run", index, status=attempt.status, iteration=self.iterations,
-                         tokens=_usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
+                         tokens=usage(ports).tokens, proposer=proposer.name, operator=patch.operator,
                          candidate_seconds=round(attempt.duration, 3), runs=self.selections,
                          **_counts(attempt.report))
-        if attempt.status == "partial":  # a fallback kept while the search looks for a fix of every test
-            self.partial = self.partial or Partial(patch, index, still_failing(attempt.report, self.targets), ports.now())
-            attempt = replace(attempt, status="failed")
+        still = still_failing(attempt.report, self.targets) if attempt.status == "partial" else ()
+        if still and (not self.bases or len(still) < len(self.bases[-1].still)):  # kept while a whole fix is sought
+            self.partials.append(Partial(patch, index, still, ports.now()))
+            self.partial = self.partial or self.partials[0]
+        attempt = replace(attempt, status="failed") if attempt.status == "partial" else attempt
         if attempt.status == "plausible":
             self.plausible.append(patch)
             self.numbers[patch.key()] = index
@@ -294,7 +298,7 @@ class _Run:
         self.test_runs += len(self.selections)
         return Attempt(index, patch, status, report=report, duration=self.ports.now() - t0)
 
-    def breaker(self, attempt: Attempt) -> Generator[Event, None, _End | None]:
+    def breaker(self, attempt: Attempt) -> Generator[Event, None, End | None]:
         """An adaptive proposer that meets the same failure `breaker_repeats` times in a row is stopped."""
         assert attempt.reflection is not None
         repeats = self.task.limits.breaker_repeats
@@ -305,7 +309,7 @@ class _Run:
         message = (f"the same failure came back {repeats} times in a row "
                    f"({attempt.reflection.signature[:160]}); stopping instead of repeating it")
         yield self.event("breaker", "reflect", attempt.index, message=message)
-        return _End(Status.GAVE_UP, message, limit="breaker_repeats")
+        return End(Status.GAVE_UP, message, limit="breaker_repeats")
 
     def notes(self, proposer: Proposer) -> Iterator[Event]:
         """A proposer's messages, shown once each (e.g. "no API key"), and its model calls since the last time."""
@@ -316,7 +320,7 @@ class _Run:
         yield from said(self.ports.runner, lambda note: self.event("note", "run", message=note))  # e.g. no warm worker
 
     # ---- 8. review ----------------------------------------------------------------------------
-    def reviewed(self, ctx: ProposalContext, stop: _End | None) -> Generator[Event, None, _End | None]:
+    def reviewed(self, ctx: ProposalContext, stop: End | None) -> Generator[Event, None, End | None]:
         """Before the fix is offered: the reviewer accepts it, prefers another plausible one, or rejects it;
         then the next plausible fix is reviewed, or (none left) the search goes on, REVIEWS times at most."""
         reviewer = self.ports.reviewer
@@ -339,27 +343,27 @@ class _Run:
         return stop
 
     # ---- the end -----------------------------------------------------------------------------
-    def verdict(self, stop: _End | None, note: str) -> _End:
+    def verdict(self, stop: End | None, note: str) -> End:
         """How the candidates ended: the smallest plausible fix, a limit, or giving up (and why)."""
         baseline = self.baseline
         assert baseline is not None
         if self.winner is not None:
             w = self.winner
             still = self.partial.still if self.partial is not None and self.partial.patch.key() == w.key() else ()
-            return _End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}" + in_part(still, self.targets),
+            return End(Status.FIXED, f"fixed by {w.proposer}/{w.operator}: {w.summary}" + in_part(still, self.targets),
                         patch=w, still_failing=still)
         if self.rejected:
-            return _End(Status.GAVE_UP, f"the reviewer rejected every fix found ({'; '.join(self.rejected)})"
+            return End(Status.GAVE_UP, f"the reviewer rejected every fix found ({'; '.join(self.rejected)})"
                         + (f"; then {stop.message}" if stop is not None else ""), limit=stop.limit if stop else "")
         if stop is not None:
             return stop
         if baseline.collection_errors:
-            return _End(Status.GAVE_UP, "the tests could not be collected and no candidate fixed it "
+            return End(Status.GAVE_UP, "the tests could not be collected and no candidate fixed it "
                         f"({self.candidates} tried): {describe_collection_error(baseline.collection_errors[0])}")
-        return _End(Status.GAVE_UP, f"no candidate made the failing tests pass ({self.candidates} tried)"
+        return End(Status.GAVE_UP, f"no candidate made the failing tests pass ({self.candidates} tried)"
                     + (f"; {note}" if note else ""))
 
-    def finish(self, end: _End, ctx: ProposalContext | None = None) -> Generator[Event, None, Outcome]:
+    def finish(self, end: End, ctx: ProposalContext | None = None) -> Generator[Event, None, Outcome]:
         """The one way out: the outcome, told to memory, then the "finished" event (with the diff once
         candidates were tried)."""
         self.durations["total"] = self.ports.now() - self.started
@@ -367,7 +371,7 @@ class _Run:
             status=end.status, run_id=self.run_id, message=end.message, patch=end.patch,
             attempts=tuple(ctx.attempts) if ctx else (), baseline=self.baseline if end.keep_baseline else None,
             iterations=self.iterations, candidates_evaluated=self.candidates, test_runs=self.test_runs,
-            plausible=len(self.plausible), usage=_usage(self.ports), durations=dict(self.durations), flaky=end.flaky,
+            plausible=len(self.plausible), usage=usage(self.ports), durations=dict(self.durations), flaky=end.flaky,
             stopped_by=end.limit, still_failing=end.still_failing)
         if self.ports.memory is not None:
             self.ports.memory.record_outcome(outcome, ctx)
@@ -378,17 +382,6 @@ class _Run:
             yield from self.notes(proposer)
         yield self.event("finished", "done", **data)
         return outcome
-
-
-def _limit_reached(task: Task, s: _Run, ports: Ports) -> _End | None:
-    if ports.cancelled():
-        return _End(Status.CANCELLED, "cancelled")
-    hit = limits.reached(task.limits, ports.now() - s.started, s.candidates, s.iterations, _usage(ports))
-    return _End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
-
-
-def _usage(ports: Ports) -> Usage:
-    return limits.usage(ports.proposers)
 
 
 def drive(gen: Run, on_event=lambda e: None) -> Outcome:  # type: ignore[no-untyped-def]

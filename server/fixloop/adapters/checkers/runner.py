@@ -18,6 +18,7 @@ from fixloop.adapters.runner.cold import candidate_files
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.api import Policy, SandboxLimits
 from fixloop.core.model import Patch, Suspect, TestReport, TestResult
+from fixloop.core.patch import touched
 from fixloop.core.ports import Localizer
 
 CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
@@ -63,9 +64,13 @@ class CheckedRunner:
         return self.inner.covering(patch)
 
     def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
+        """Findings whose lines the patch does not touch, as tests that never run its code: a change elsewhere
+        may still clear one (a use of an unused import), so this only lets a fix of some targets be kept while
+        the others are looked for; the whole run still judges every target."""
         ours, theirs = self.split(tests)
-        changed = set(patch.paths)
-        apart = {t for t in ours if (parsed := parse_id(t, self.tools)) and parsed[1] and parsed[1] not in changed}
+        changed = {(path, line + 1) for path, line in touched(patch)}
+        lines = {t: {(f.path, f.line) for f in self._all_baseline() if f.target == t} for t in ours}
+        apart = {t for t in ours if lines[t] and not lines[t] & changed}
         return frozenset(apart) | (self.inner.apart(patch, theirs) if theirs else frozenset())
 
     def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
