@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 from fixloop.core.model import FileChange, Patch, Suspect
 from fixloop.core.patch import Hunk, apply_hunks, hunks
-from fixloop.core.ports import ProposalContext, Proposer
+from fixloop.core.ports import CallLogging, Noting, ProposalContext, Proposer
 
 STACK_MAX = 3  # partial fixes built on in one run (a finding of each of two checkers and a failing test)
 
@@ -39,8 +39,12 @@ class OnTop:
         self.name = inner.name
         self.adaptive = inner.adaptive
 
-    def __getattr__(self, name: str) -> object:  # notes, usage, drain_calls: the proposer's own
-        return getattr(self.inner, name)
+    @property
+    def notes(self) -> list[str]:  # what the proposer has to say, said once (the loop clears this list)
+        return self.inner.notes if isinstance(self.inner, Noting) else []
+
+    def drain_calls(self) -> list[dict[str, object]]:
+        return self.inner.drain_calls() if isinstance(self.inner, CallLogging) else []
 
     def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
         for patch in self.inner.propose(ctx):
