@@ -10,7 +10,7 @@ H.test('helptags and tags for what the plugin provides', function()
   for _, line in ipairs(vim.fn.readfile(doc .. '/tags')) do
     tags[vim.split(line, '\t')[1]] = true
   end
-  local wanted = { ':FixloopFix', ':FixloopFix!', ':FixloopFixTest', ':FixloopCancel', ':FixloopReview', ':FixloopLog',
+  local wanted = { ':FixloopFix', ':FixloopFix!', ':FixloopCheck', ':FixloopFixTest', ':FixloopCancel', ':FixloopReview', ':FixloopLog',
     ':FixloopHistory', ':FixloopReport', ':FixloopInstall',
     'fixloop.setup()', 'fixloop.status()', 'fixloop-options', 'fixloop-review', 'fixloop-health' }
   for _, tag in ipairs(wanted) do

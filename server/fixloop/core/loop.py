@@ -154,7 +154,8 @@ class _Run:
         stop = yield from self.search_round(ctx, proposers)
         while (self.winner is None and self.partial is not None and len(bases) < STACK_MAX and not self.ports.cancelled()
                and (stop is None or (stop.status is Status.GAVE_UP and not stop.limit))):
-            base, others, self.partial, self.partials = self.partial, self.partials[1:], None, []
+            base, self.partial = self.partial, None
+            others, self.partials = [o for o in self.partials[1:] if set(base.still) - set(o.still)], []
             bases.append(base)
             yield self.event("note", "search", message=f"building on candidate {base.number}, a fix of some failing "
                              f"targets: looking for a fix of {', '.join(base.still[:3])} on top of it")

@@ -171,7 +171,8 @@ def judge(runner: TestRunner, patch: Patch, plan: Plan) -> Generator[str, None, 
         broken = _renamed_away(sorted((plan.must_keep_passing | set(targets)) - passing_now), plan, full)
         broken += sorted({r.nodeid for r in full.failed} - plan.failing_before)
         if not full.problem and not full.timed_out and not full.collection_errors and not broken:
-            status = "plausible" if targets == plan.targets else "partial"
+            whole = targets == plan.targets or all(t in passing_now for t in plan.targets)  # set apart, yet passed
+            status = "plausible" if whole else "partial"
         if status != "failed" and plan.scope and not _keeps_the_suite(runner, patch, plan, tests, records):
             status = "failed"
     # The candidate's cost is all its runs: CPU added up, memory at its peak.

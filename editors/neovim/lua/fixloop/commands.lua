@@ -64,6 +64,25 @@ function M.fix(bufnr, scope)
   start_run(bufnr, { scope = scope })
 end
 
+M.CHECKERS = { 'ruff', 'mypy' }
+
+--- Fix until the tests pass and the checkers named report nothing new (their findings are targets too;
+--- each checker runs from the project's own environment, in the sandbox).
+---@param bufnr integer
+---@param checkers string[]
+function M.fix_checks(bufnr, checkers)
+  if #checkers == 0 then
+    checkers = { 'ruff' }
+  end
+  for _, name in ipairs(checkers) do
+    if not vim.tbl_contains(M.CHECKERS, name) then
+      state.notify(('unknown checker %q: use %s'):format(name, table.concat(M.CHECKERS, ' or ')), vim.log.levels.ERROR)
+      return
+    end
+  end
+  start_run(bufnr, { scope = 'workspace', checks = checkers })
+end
+
 --- Fix until the test at the cursor passes (the server finds the test at this position).
 ---@param bufnr integer
 function M.fix_test(bufnr)
@@ -235,6 +254,15 @@ function M.attach(client, bufnr)
     end,
     desc = 'fixloop: fix until the tests pass (workspace, or file: the tests in this file); '
       .. 'with !: fix the problem described in words',
+  })
+  create('FixloopCheck', function(a)
+    M.fix_checks(bufnr, a.fargs)
+  end, {
+    nargs = '*',
+    complete = function()
+      return M.CHECKERS
+    end,
+    desc = "fixloop: fix the checkers' findings (ruff by default; ruff, mypy), the tests kept passing",
   })
   create('FixloopFixTest', function()
     M.fix_test(bufnr)

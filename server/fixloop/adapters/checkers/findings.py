@@ -49,6 +49,11 @@ class Finding:
     line: int
     column: int = 1
     fix: Fix | None = None
+    end_line: int = 0  # the last line of what it is about (0: `line` alone)
+
+    @property
+    def lines(self) -> range:
+        return range(self.line, max(self.line, self.end_line) + 1)
 
     @property
     def target(self) -> str:

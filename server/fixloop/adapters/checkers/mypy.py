@@ -59,6 +59,7 @@ def parse(output: str, paths: Sequence[str]) -> list[Finding] | str:
             continue
         path = path.replace("\\", "/").removeprefix("./")
         if path in known and isinstance(code, str):
+            end = item.get("end_line")
             found.append(Finding(TOOL, code, message, path, row, (column + 1) if isinstance(column, int) and
-                                 column >= 0 else 1))
+                                 column >= 0 else 1, end_line=end if isinstance(end, int) and end >= row else row))
     return found

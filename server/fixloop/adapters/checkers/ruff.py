@@ -77,7 +77,8 @@ def _finding(item: Any, known: frozenset[str]) -> Finding | None:
     row, column = _position(location)
     if path is None or row is None:
         return None
-    return Finding(TOOL, code, message, path, row, column or 1, _fix(item.get("fix")))
+    end_row, _ = _position(item.get("end_location"))
+    return Finding(TOOL, code, message, path, row, column or 1, _fix(item.get("fix")), end_row or row)
 
 
 def _position(location: Any) -> tuple[int | None, int | None]:

@@ -69,7 +69,7 @@ class CheckedRunner:
         the others are looked for; the whole run still judges every target."""
         ours, theirs = self.split(tests)
         changed = {(path, line + 1) for path, line in touched(patch)}
-        lines = {t: {(f.path, f.line) for f in self._all_baseline() if f.target == t} for t in ours}
+        lines = {t: {(f.path, n) for f in self._all_baseline() if f.target == t for n in f.lines} for t in ours}
         apart = {t for t in ours if lines[t] and not lines[t] & changed}
         return frozenset(apart) | (self.inner.apart(patch, theirs) if theirs else frozenset())
 
