@@ -7,7 +7,11 @@ import sys
 from pathlib import Path
 
 from fixloop.adapters.checkers import mypy, ruff
-from fixloop.adapters.checkers.findings import Edit, Finding, apply_edits, fixed, guard_id, outcomes, parse_id
+from fixloop.adapters.checkers.findings import (Edit, Finding, Fix, apply_edits, deleted, fixed, guard_id, outcomes,
+                                                parse_id)
+from fixloop.adapters.checkers.proposer import CheckerFixProposer
+from fixloop.core.model import FileChange, Patch, TestReport, TestResult
+from fixloop.core.ports import ProposalContext
 
 CART = "import os\nimport sys\n\n\ndef total(prices):\n    unused = 1\n    return sum(prices) + lenght\n"
 
@@ -112,3 +116,33 @@ def test_mypys_own_json_lines_read_as_findings(tmp_path: Path) -> None:
     assert isinstance(mypy.parse("oops\n", ["shop/labels.py"]), str)
     assert mypy.no_target("mypy: error: Missing target module, package, files, or command.")
     assert "not installed" in mypy.problem(1, "/p/python: No module named mypy\n", "/p/python")
+
+
+def test_deleting_the_line_of_a_finding_without_a_fix_does_not_clear_it() -> None:
+    before = "def drop(p):\n    if p:\n        return\n    raise ValueError(plugn)\n"
+    undefined = Finding("ruff", "F821", "Undefined name `plugn`", "a.py", 4)
+    passed = TestResult("ruff::a.py::F821", "passed")
+
+    def judged(after: str) -> TestResult:
+        return deleted(passed, [undefined], Patch((FileChange("a.py", before, after),)))
+
+    gone = judged(before.replace("    raise ValueError(plugn)\n", ""))
+    assert gone.outcome == "failed" and "was deleted, not fixed" in gone.message
+    assert judged(before.replace("plugn", "p")).outcome == "passed"  # edited: fixed
+    assert judged(before.replace("    raise ValueError(plugn)\n", "    pass\n")).outcome == "passed"  # replaced: judged by tests
+    unused = Finding("ruff", "F401", "`os` imported but unused", "a.py", 1, fix=Fix("remove", (), True))
+    removal = Patch((FileChange("a.py", "import os\nx = 1\n", "x = 1\n"),))
+    assert deleted(TestResult("ruff::a.py::F401", "passed"), [unused], removal).outcome == "passed"  # its fix
+
+
+def test_an_unsafe_fix_is_proposed_only_where_passing_tests_run_it(tmp_path: Path) -> None:
+    source = "def f(x):\n    if x != False:\n        return 1\n    return 0\n"
+    (tmp_path / "a.py").write_text(source)
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "json", "--no-cache", "--exit-zero",
+                           "--isolated", "--select", "E712", "."], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    found = ruff.parse(proc.stdout, ["a.py"])
+    assert isinstance(found, list) and found and found[0].fix is not None and not found[0].fix.safe
+    ctx = ProposalContext({"a.py": source}, TestReport(), ("ruff::a.py::E712",))
+    assert list(CheckerFixProposer(lambda: found, lambda patch: False).propose(ctx)) == []
+    offered = list(CheckerFixProposer(lambda: found, lambda patch: True).propose(ctx))
+    assert [p.changes[0].after for p in offered] == ["def f(x):\n    if x:\n        return 1\n    return 0\n"]

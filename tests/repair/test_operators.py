@@ -39,6 +39,17 @@ def test_comparison_swap() -> None:
     assert len(results(ops.comparison_swap, "ok = a < b\n")) == 5
 
 
+def test_a_comparison_with_a_singleton_or_a_type_tries_identity_first() -> None:
+    def first(source: str) -> str:
+        node = next(n for n in walk(parse(source).root_node) if n.type == "comparison_operator")
+        return apply_edits(source, [next(iter(ops.comparison_swap(node, Offsets(source)))).edit])
+
+    assert first("ok = a == None\n") == "ok = a is None\n"
+    assert first("ok = a != False\n") == "ok = a is not False\n"
+    assert first("ok = type(a) == type(b)\n") == "ok = type(a) is type(b)\n"
+    assert not any(" is " in r for r in results(ops.comparison_swap, "ok = a == b\n"))  # values: no identity
+
+
 def test_arithmetic_swap() -> None:
     assert contains(ops.arithmetic_swap, "x = a - b\n", "x = a + b\n")
     assert contains(ops.arithmetic_swap, "x = a / b\n", "x = a // b\n")

@@ -179,7 +179,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     if settings.checks:  # findings are targets too: the checker answers them, its own fixes are tried first
         tested = checked = CheckedRunner(runner, settings.checks, is_test_file)
         localizer = CheckedLocalizer(localizer, checked)
-        leading = [CheckerFixProposer(checked.findings)]
+        leading = [CheckerFixProposer(checked.findings, checked.tested)]
 
     def arranged() -> list[Proposer]:
         # The model leads only when it can answer: a key, and not offline.

@@ -9,11 +9,12 @@ must pass, a passing id must keep passing.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from fixloop.core.model import Frame, TestResult
+from fixloop.core.model import Frame, Patch, TestResult
 
 SEPARATOR = "::"
 GUARD = "no-new-findings"
@@ -96,6 +97,34 @@ def outcomes(tool: str, baseline: Sequence[Finding], now: Sequence[Finding], che
     guard = guard_id(tool)
     results.append(_failed(guard, new, f"{len(new)} new finding(s)") if new else TestResult(guard, "passed"))
     return results
+
+
+def deleted(result: TestResult, baseline: Sequence[Finding], patch: Patch | None) -> TestResult:
+    """`result` failed when `patch` clears its target by deleting a finding's line that the checker has no fix
+    for: an undefined name in a `raise` is not fixed by removing the `raise`."""
+    if patch is None or result.outcome != "passed":
+        return result
+    for f in baseline:
+        change = next((c for c in patch.changes if c.path == f.path), None)
+        if f.target == result.nodeid and f.fix is None and change is not None and _gone(change.before, change.after, f.line):
+            return TestResult(result.nodeid, "failed", exc_type=f"{f.tool} {f.code}", message=(
+                f"the line of {f.code} ({f.message}) was deleted, not fixed"), frames=(Frame(f.path, f.line, f.code),))
+    return result
+
+
+def _gone(before: str, after: str, line: int) -> bool:
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if i1 < line <= i2:
+            return tag == "delete" or (tag == "replace" and j2 - j1 < i2 - i1 and not any(
+                _same_start(old[line - 1], n) for n in new[j1:j2]))
+    return False
+
+
+def _same_start(old: str, new: str) -> bool:
+    """`new` is `old` edited, not another line: it starts the same way (its indentation and first word)."""
+    a, b = old.split(), new.split()
+    return bool(a and b and a[0] == b[0] and len(old) - len(old.lstrip()) == len(new) - len(new.lstrip()))
 
 
 def _new(baseline: Sequence[Finding], now: Sequence[Finding], rechecked: set[str]) -> list[Finding]:

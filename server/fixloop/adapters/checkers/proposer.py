@@ -1,9 +1,10 @@
 """The checkers' own fixes as candidates: the first thing tried for a target that is a finding.
 
 All the targeted findings' safe fixes together first (one candidate that may clear every target), then each
-(file, rule)'s alone, then the same with the fixes the checker calls unsafe (they may change what the code
-does: the tests and the review judge them like any candidate). Findings without a fix (an undefined name) are
-left to the other proposers, which the findings' lines lead to.
+(file, rule)'s alone, then the same with the fixes the checker calls unsafe: they may change what the code
+does, so only where passing tests run the code they change (`tested`); elsewhere nothing but the checker would
+judge them (`x != False` -> `x` in code no test runs differs for None). Findings without a fix (an undefined
+name) are left to the other proposers, which the findings' lines lead to.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ class CheckerFixProposer:
     name = "checker"
     adaptive = False
 
-    def __init__(self, findings: Callable[[], Sequence[Finding]]) -> None:
+    def __init__(self, findings: Callable[[], Sequence[Finding]], tested: Callable[[Patch], bool]) -> None:
         self.findings = findings
+        self.tested = tested
 
     def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
         wanted = set(ctx.target_tests)
@@ -30,7 +32,7 @@ class CheckerFixProposer:
             for group in [None, *groups] if len(groups) > 1 else groups:
                 chosen = [f for f in targeted if group is None or f.target == group]
                 patch = _patch(ctx, chosen, safe_only)
-                if patch is not None:
+                if patch is not None and (safe_only or self.tested(patch)):
                     yield patch
 
 

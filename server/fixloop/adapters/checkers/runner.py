@@ -13,7 +13,7 @@ import dataclasses
 from typing import Callable, Mapping, Sequence
 
 from fixloop.adapters.checkers import mypy, ruff
-from fixloop.adapters.checkers.findings import Finding, outcomes, parse_id
+from fixloop.adapters.checkers.findings import Finding, deleted, outcomes, parse_id
 from fixloop.adapters.runner.cold import candidate_files
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.api import Policy, SandboxLimits
@@ -87,6 +87,11 @@ class CheckedRunner:
         if tests:
             self.inner.prefetch(patch, tests)
 
+    def tested(self, patch: Patch) -> bool:
+        """Tests that passed at the baseline run the code `patch` changes (as far as they were recorded)."""
+        running = self.inner.covering(patch)
+        return bool(running and running & self.inner.passed_before)
+
     # ---- the checkers ----------------------------------------------------------------------------
     def findings(self) -> list[Finding]:
         """The baseline's findings that are targets: in the project's own files, not its tests."""
@@ -113,7 +118,7 @@ class CheckedRunner:
         for tool, found in self.baseline.items():
             rechecked = self._rechecked(tool, patch)
             ran = outcomes(tool, self._ours(found), self._ours(now.get(tool, [])), rechecked)
-            results += [r for r in ran if not wanted or r.nodeid in wanted]
+            results += [deleted(r, found, patch) for r in ran if not wanted or r.nodeid in wanted]
         return dataclasses.replace(report, results=report.results + tuple(results))
 
     def _ours(self, found: Sequence[Finding]) -> list[Finding]:

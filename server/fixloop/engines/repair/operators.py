@@ -49,14 +49,24 @@ def _replace(node: Node, off: Offsets, new: str) -> TextEdit:
     return TextEdit(off.char(node.start_byte), off.char(node.end_byte), new)
 
 
+IDENTITY = {"==": "is", "!=": "is not"}  # against None, True, False or a type(): identity is what is meant
+
+
 def comparison_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
     if node.type != "comparison_operator":
         return
+    singleton = any(c.type in ("none", "true", "false") or _type_call(c) for c in node.named_children)
     for child in node.children:
         old = text_of(child)
         if not child.is_named and old in COMPARISON_ORDER:
-            for new in COMPARISON_ORDER[old]:
+            nearest = (IDENTITY[old],) if singleton and old in IDENTITY else ()
+            for new in (*nearest, *COMPARISON_ORDER[old]):
                 yield Mutation("comparison_swap", _replace(child, off, new), f"{old} -> {new}")
+
+
+def _type_call(node: Node) -> bool:
+    fn = node.child_by_field_name("function") if node.type == "call" else None
+    return fn is not None and text_of(fn) == "type"
 
 
 def arithmetic_swap(node: Node, off: Offsets) -> Iterator[Mutation]:
