@@ -29,7 +29,7 @@ else
   workers=${PYTEST_WORKERS:-2}
   run_pytest "contract stage" -m contract
   run_pytest "fast stage" -m "not e2e and not docker and not contract" -n "$workers" --dist worksteal
-  run_pytest "end-to-end stage" -m "e2e and not docker" -n "$workers" --dist worksteal --durations=20
+  run_pytest "end-to-end stage" -m "e2e and not docker" -n "$workers" --dist worksteal --durations=20 -rs
   # The docker backend on a private engine the tests start (and stop) themselves: the abuse suite, the hostile
   # projects and whole fixes in containers. Its closing lines say how long the engine and the image took.
   run_pytest "docker stage" -m docker -n "$workers" --dist worksteal --durations=10
