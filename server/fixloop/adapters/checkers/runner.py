@@ -24,6 +24,7 @@ from fixloop.core.ports import Localizer
 CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
 OUTPUT_BYTES = 16 * 1024 * 1024  # head and tail of its JSON kept, each: a project with many findings is long
 CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy}
+NOT_CODE = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "docs", "doc", "examples", "benchmarks", "bench"})
 NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its TRIES  # checkers.TOOLS, each with its module
 
 
@@ -133,6 +134,8 @@ class CheckedRunner:
         for tool in self.tools:
             found: list[Finding] | str = ""
             for paths in CHECKERS[tool].TRIES:
+                if CHECKERS[tool].WHOLE and paths == (".",):
+                    paths = self._roots()  # checked again for each candidate: the project's code, not its tests
                 found = self._run_checker(tool, list(paths), {})
                 if found != NO_TARGET:
                     self._paths[tool] = paths
@@ -146,6 +149,12 @@ class CheckedRunner:
             self.inner.notes.append(f"{tool}: {len(ours)} finding(s) of {len(targets)} rule(s) in "
                                     f"{len({f.path for f in ours})} file(s) are targets" if ours else
                                     f"{tool}: no findings")
+
+    def _roots(self) -> tuple[str, ...]:
+        """The folders and top-level modules that hold the project's own code (not its tests, docs or setup)."""
+        roots = {p.split("/", 1)[0] if "/" in p else p for p in self.inner.sources()
+                 if not self.is_test_file(p) and p.endswith(".py")}
+        return tuple(sorted(r for r in roots if r not in NOT_CODE)) or (".",)
 
     def _check(self, patch: Patch) -> dict[str, list[Finding]]:
         key = patch.key()
