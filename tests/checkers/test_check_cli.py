@@ -129,3 +129,18 @@ def test_a_ruff_finding_a_mypy_error_and_a_failing_test_are_fixed_in_one_run(
     assert "-import os\n" in diff and "+    return label(item, stock)" in diff and "+    return sum(prices) - discount" in diff
     notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
     assert sum(n.startswith("building on candidate") for n in notes) >= 1
+
+
+def test_a_checker_that_cannot_check_the_project_is_told_and_the_run_goes_on(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """The project's own configuration breaks ruff (an unknown setting): its message, then the tests alone."""
+    cart = "def total(prices, discount=0):\n    return sum(prices) + discount\n"
+    tests = "from shop.cart import total\n\n\ndef test_discount():\n    assert total([10], 3) == 7\n"
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "tests/test_cart.py": tests,
+                         "pyproject.toml": "[tool.ruff]\nselectt = ['F']\n"})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")))
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["tests/test_cart.py::test_discount"]
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    said = next(n for n in notes if n.startswith("--check ruff: ruff could not check the project"))
+    assert "selectt" in said and "the run goes on without it" in said
