@@ -23,9 +23,10 @@ from fixloop.core.ports import Localizer
 
 CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
 OUTPUT_BYTES = 16 * 1024 * 1024  # head and tail of its JSON kept, each: a project with many findings is long
-CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy}
+CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy}  # checkers.TOOLS, each with its module
+# Top-level names that hold no code of the project's own (what a whole-project checker is not given).
 NOT_CODE = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "docs", "doc", "examples", "benchmarks", "bench"})
-NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its TRIES  # checkers.TOOLS, each with its module
+NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its TRIES
 
 
 class CheckedRunner:
