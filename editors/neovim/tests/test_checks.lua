@@ -1,7 +1,18 @@
 -- End to end with the real fixloop server: :FixloopCheck ruff on a copy of examples/inventory whose stock module
--- imports something it never uses (tests/fixtures/lint) beside the example's own bug. ruff runs from the
+-- imports something it never uses (written in by `project`) beside the example's own bug. ruff runs from the
 -- project's interpreter in the sandbox; the finding and the failing tests are fixed in one run and reviewed.
 local H = dofile(vim.fn.fnamemodify(arg[0], ':p:h') .. '/helpers.lua')
+
+--- The example with `import os` in inventory/stock.py, under its `from __future__` line.
+local function project()
+  local root = H.project()
+  local stock = root .. '/inventory/stock.py'
+  local lines = vim.fn.readfile(stock)
+  H.eq('from __future__ import annotations', lines[1], 'the example stock module starts as expected')
+  table.insert(lines, 3, 'import os')
+  vim.fn.writefile(lines, stock)
+  return root
+end
 
 local function setup(root)
   require('fixloop').setup({
@@ -13,7 +24,7 @@ local function setup(root)
 end
 
 H.test(':FixloopCheck ruff fixes the finding and the failing tests in one run, reviewed like any fix', function()
-  local root = H.project('lint')
+  local root = project()
   setup(root)
   local stock = root .. '/inventory/stock.py'
   local on_disk = vim.fn.readfile(stock)
@@ -38,7 +49,7 @@ H.test(':FixloopCheck ruff fixes the finding and the failing tests in one run, r
 end)
 
 H.test(':FixloopCheck with a checker fixloop does not know says so', function()
-  local root = H.project('lint')
+  local root = project()
   setup(root)
   H.open_attached(root .. '/inventory/stock.py', 30000)
   vim.cmd('FixloopCheck pylint')
