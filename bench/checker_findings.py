@@ -17,7 +17,9 @@ otherwise: much of this code is run by no test (a Windows branch, an error path)
 proves the behaviour unchanged; the diff of each is printed, for a person to judge.
 The time is compared with one run of ruff plus one plain pytest of the project, measured side by side.
 
-    python bench/checker_findings.py [--only ID ...] [--project NAME ...] [--json-out FILE] [--validate]
+    python bench/checker_findings.py [--only ID ...] [--project NAME ...] [--json-out FILE] [--validate] [--smoke]
+
+--smoke: one finding in one small project (humanize: src layout, hatchling, a 1-2 s suite).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import real_projects as rp  # noqa: E402
 
 RUFF_TOML = '[lint]\nselect = ["F", "E7", "E9"]\n'
+SMOKE = "humanize-time-unused-import"
 
 
 @dataclass
@@ -162,13 +165,21 @@ def bench_one(fixloop: str, p: rp.Project, f: Finding) -> Outcome:
 
 
 def main() -> int:
+    with rp.exclusive():
+        return bench()
+
+
+def bench() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="*", default=None, help="finding ids")
     ap.add_argument("--project", nargs="*", default=None, help="project names")
     ap.add_argument("--validate", action="store_true", help="check the corpus instead of running fixloop")
     ap.add_argument("--fixloop", default=str(rp.REPO / ".venv" / "bin" / "fixloop"))
     ap.add_argument("--json-out", default=None)
+    ap.add_argument("--smoke", action="store_true", help=f"one finding in one small project ({SMOKE})")
     args = ap.parse_args()
+    if args.smoke:
+        args.only = [SMOKE]
     projects = rp.load_projects()
     findings = [f for f in load_findings() if (not args.only or f.id in args.only)
                 and (not args.project or f.project in args.project)]
@@ -203,7 +214,7 @@ def main() -> int:
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"summary": summary, "results": [asdict(r) for r in results]},
                                                   indent=1) + "\n")
-    return 0
+    return 1 if args.smoke and any(r.verdict == "error" for r in results) else 0
 
 
 if __name__ == "__main__":

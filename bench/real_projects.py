@@ -39,7 +39,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "real_projects"
 sys.path.insert(0, str(HERE))
-from fetch import Project, build, load_projects  # noqa: E402
+from fetch import Project, build, exclusive, load_projects  # noqa: E402
 from report import NEXT_STEP, Result, merge, print_result, summarize  # noqa: E402
 
 REPO = HERE.parent.parent
@@ -258,6 +258,11 @@ def keep_run_log(p: Project, bug: Bug, summary: dict) -> tuple[str, str]:
 
 
 def main() -> int:
+    with exclusive():
+        return bench()
+
+
+def bench() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="*", default=None, help="bug ids")
     ap.add_argument("--project", nargs="*", default=None, help="project names")

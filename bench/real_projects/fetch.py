@@ -16,6 +16,8 @@ A built project is reused while its manifest entry is unchanged; `--rebuild` for
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import glob
 import hashlib
 import json
@@ -211,6 +213,16 @@ def check_built(p: Project) -> list[str]:
     if status:
         problems.append(f"tree not clean after install: {status[:300]}")
     return problems
+
+
+@contextlib.contextmanager
+def exclusive():
+    """One bench at a time on the built projects: each resets, bugs and judges them in place (two smoke runs
+    under pytest -n would otherwise build and bug one project at once)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".bench.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def build(p: Project, rebuild: bool = False, log=print) -> Project:
