@@ -278,6 +278,15 @@ def _history_commands() -> None:
 _history_commands()
 
 
+def _trust_app() -> typer.Typer:
+    from fixloop.application.trust_commands import trust_app
+
+    return trust_app
+
+
+app.add_typer(_trust_app(), name="trust")
+
+
 def _tests_command() -> None:
     from fixloop.application.testgen.cli import register  # tests PATH::function
 

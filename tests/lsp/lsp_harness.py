@@ -204,6 +204,17 @@ class Session:
             await asyncio.sleep(0.02)
         raise AssertionError(f"timed out waiting for {what}")
 
+    async def until_value(self, ask: Any, check: Any, timeout: float = 10, what: str = "condition") -> Any:
+        """Ask (a coroutine function) until `check` holds for the answer; the answer."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            value = await ask()
+            if check(value):
+                return value
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}")
+
     def scratch_dirs(self) -> list[Path]:
         return sorted(self.tmp.glob("fixloop-*"))
 

@@ -11,7 +11,7 @@ H.test('helptags and tags for what the plugin provides', function()
     tags[vim.split(line, '\t')[1]] = true
   end
   local wanted = { ':FixloopFix', ':FixloopFix!', ':FixloopCheck', ':FixloopFixTest', ':FixloopCancel', ':FixloopReview', ':FixloopLog',
-    ':FixloopHistory', ':FixloopReport', ':FixloopInstall',
+    ':FixloopHistory', ':FixloopReport', ':FixloopInstall', ':FixloopTrust', ':FixloopUndo',
     'fixloop.setup()', 'fixloop.status()', 'fixloop-options', 'fixloop-review', 'fixloop-health' }
   for _, tag in ipairs(wanted) do
     H.truthy(tags[tag], 'tag ' .. tag)

@@ -68,7 +68,8 @@ H.test('the plugin file loads once, and the commands appear only in attached buf
   H.eq(nil, vim.api.nvim_buf_get_commands(0, {}).FixloopFix, 'no commands in a text buffer')
   H.open_attached(root .. '/inventory/pricing.py')
   local cmds = vim.api.nvim_buf_get_commands(0, {})
-  for _, name in ipairs({ 'FixloopFix', 'FixloopCheck', 'FixloopFixTest', 'FixloopCancel', 'FixloopReview', 'FixloopLog' }) do
+  for _, name in ipairs({ 'FixloopFix', 'FixloopCheck', 'FixloopFixTest', 'FixloopCancel', 'FixloopReview', 'FixloopLog',
+    'FixloopTrust', 'FixloopUndo' }) do
     H.truthy(cmds[name], name)
   end
   H.eq(nil, vim.api.nvim_get_commands({}).FixloopFix, 'no global command')

@@ -169,6 +169,41 @@ export function registerCommands(
     }
   });
 
+  register("fixloop.client.trust", async () => {
+    // The grants to apply fixes of a kind without asking (the server asks for one after `trust.after` accepted).
+    type Grant = { id: string; accepted: number; since: number };
+    const listed = await server.execute<{ grants: Grant[]; after: number }>("fixloop.trust", {});
+    if (!listed) {
+      return;
+    }
+    if (listed.grants.length === 0) {
+      void vscode.window.showInformationMessage(
+        listed.after > 0
+          ? "fixloop: no grants; every fix is offered for review."
+          : "fixloop: no grants; set fixloop.trust.after in your user settings for fixloop to offer them.",
+      );
+      return;
+    }
+    const all = { label: "Revoke all", id: "all" };
+    const picked = await vscode.window.showQuickPick(
+      [...listed.grants.map((g) => ({ label: g.id, description: `${g.accepted} accepted before`, id: g.id })), all],
+      { title: "fixloop: fixes applied without asking (pick one to revoke it)" },
+    );
+    if (picked) {
+      const result = await server.execute<{ revoked: string[] }>("fixloop.trust", { revoke: picked.id });
+      if (result) {
+        void vscode.window.showInformationMessage(`fixloop: revoked ${result.revoked.join(", ") || "nothing"}.`);
+      }
+    }
+  });
+
+  register("fixloop.client.undo", async () => {
+    const result = await server.execute<{ undone: string[] }>("fixloop.undo", {});
+    if (result) {
+      void vscode.window.showInformationMessage("fixloop: undone; fixes like it are offered for review again.");
+    }
+  });
+
   register("fixloop.client.restart", () => server.restart());
   register("fixloop.client.showLog", () => output.show());
 }

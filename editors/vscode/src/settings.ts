@@ -14,6 +14,8 @@ export const SERVER_SETTINGS: ReadonlyArray<readonly [string, readonly string[]]
   ["memory.enabled", ["memory", "enabled"]],
   ["diagnostics.safety", ["diagnostics", "safety"]],
   ["diagnostics.memory", ["diagnostics", "memory"]],
+  ["trust.after", ["trust", "after"]],
+  ["trust.model", ["trust", "model"]],
 ];
 
 /** Settings that only the extension reads; changing them restarts the server too. */
@@ -25,7 +27,9 @@ export const CLIENT_SETTINGS: readonly string[] = ["pythonPath", "trace.server"]
  * lists them in `restrictedConfigurations`; they are also read from `globalValue` alone, because a workspace
  * may hold values from before they were, and a workspace value is named to the user.
  */
-export const USER_ONLY: readonly string[] = ["pythonPath", "model", "budgetUsd", "sandbox.backend", "memory.location"];
+export const USER_ONLY: readonly string[] = [
+  "pythonPath", "model", "budgetUsd", "sandbox.backend", "memory.location", "trust.after", "trust.model",
+];
 
 export type SettingsTree = { [key: string]: unknown };
 

@@ -29,6 +29,7 @@ from fixloop.core.model import Limits
 from fixloop.adapters.runner.listing import CopyRule
 from fixloop.adapters.checkers import TOOLS as CHECK_TOOLS
 from fixloop.core.review import ReviewSettings
+from fixloop.core.trust import TrustSettings
 from fixloop.adapters.llm.settings import LLMSettings
 from fixloop.adapters.memory.settings import MemorySettings
 from fixloop.adapters.runner.install import InstallSettings
@@ -100,6 +101,7 @@ class Settings:
     install: InstallSettings = field(default_factory=InstallSettings)  # yours only: where packages come from
     review: ReviewSettings = field(default_factory=ReviewSettings)
     audit: AuditSettings = field(default_factory=AuditSettings)
+    trust: TrustSettings = field(default_factory=TrustSettings)  # yours only: what may be applied without asking
 
     def limits(self) -> Limits:
         return Limits(
@@ -298,6 +300,8 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "workspace.copy_include": (FREE, ""), "workspace.copy_exclude": (FREE, ""),
     **{f"hooks.{k}": (USER, "hooks run on your machine, outside the sandbox") for k in
        ("pre_candidate", "post_fix", "on_apply", "timeout_seconds", "deny")},
+    "trust.after": (USER, "only you decide what is applied without asking"),
+    "trust.model": (USER, "only you decide what is applied without asking"),
     "install.index_url": (USER, "it decides where your environment's packages come from"), "install.timeout_seconds": (AT_MOST, ""),
 }
 

@@ -13,7 +13,7 @@ from fixloop.core.model import Scope
 from fixloop.application.config import CHECK_TOOLS
 from fixloop.application.goal.request import Goal
 from fixloop.lsp.contract import (ACCEPT, APPLY_PAST, CANCEL, FIX, FORGET, HISTORY, REJECT, REPORT, SETTINGS, SHOW_RUN, STATS,
-                       TEMPLATES)
+                       TEMPLATES, TRUST, UNDO)
 from fixloop.lsp.diagnostics import DiagnosticsEngine
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.history import HistoryCommands
@@ -203,6 +203,8 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
         APPLY_PAST: lambda arg: apply_past_fix(editor, diagnostics, runs, arg),
         TEMPLATES: mined.templates,
         SETTINGS: lambda arg: settings_in_effect(editor),
+        TRUST: review.trust.command,
+        UNDO: lambda arg: review.auto.undo(text_field(arg, "run_id", UNDO)),
     }
 
 

@@ -15,10 +15,13 @@ WRITE_TESTS = "fixloop.writeTests"  # {uri, position}: tests for the function th
 APPLY_PAST = "fixloop.applyPastFix"  # a memory warning's past fix: checked, then offered for review
 TEMPLATES = "fixloop.templates"  # the mined templates: list, show, approve, reject
 SETTINGS = "fixloop.settings"  # the settings in effect, what the workspace asked for and did not get, the sandbox
+TRUST = "fixloop.trust"  # the grants to apply fixes without asking: list, revoke
+UNDO = "fixloop.undo"  # {run_id}: take back a fix applied without asking (and end its grant)
 COMMANDS = (FIX, CANCEL, SHOW_RUN, ACCEPT, REJECT, FORGET, HISTORY, STATS, REPORT, WRITE_TESTS, APPLY_PAST, TEMPLATES,
-            SETTINGS)
+            SETTINGS, TRUST, UNDO)
 
 RUN_FINISHED = "fixloop/runFinished"  # notification: a run's summary, sent when any run ends
+AUTO_APPLIED = "fixloop/autoApplied"  # notification: a fix went into the buffers without asking (a trust grant)
 
 SOURCE_FIX = t.CodeActionKind.Source + ".fixloop"  # the "Fix until tests pass" source action
 # "Write tests for this function": a refactor (it belongs to the definition under the cursor, so editors show

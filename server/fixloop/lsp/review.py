@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.patch import Hunk, apply_hunks, hunks
+from fixloop.core.trust import FixKind
 
 PENDING, ACCEPTED, REJECTED, CONFLICT = "pending", "accepted", "rejected", "conflict"
 
@@ -42,6 +43,7 @@ class Proposal:
     run_id: str
     before: dict[str, str]
     hunks: list[HunkState] = field(default_factory=list)
+    kind: FixKind | None = None  # what a trust grant would cover (core/trust.py); None: never without asking
 
     def get(self, ids: Iterable[str] | None, states: tuple[str, ...]) -> tuple[list[HunkState], list[str]]:
         """The hunks named by `ids` (or, with none, all in `states`), and the ids that are unknown."""

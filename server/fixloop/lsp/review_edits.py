@@ -11,6 +11,7 @@ from typing import Any, Awaitable, Callable, Sequence
 from lsprotocol import types as t
 
 from fixloop.core.model import Outcome, Patch, Status
+from fixloop.lsp.auto_apply import AutoApplier
 from fixloop.lsp.contract import RUN_FINISHED
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.paths import BadInput, read_disk_text, uri_for
@@ -18,6 +19,7 @@ from fixloop.lsp.positions import line_offsets, position_at
 from fixloop.lsp.providers import DecisionRecorder
 from fixloop.lsp.review import (ACCEPTED, CONFLICT, PENDING, REJECTED, HunkState, Placed, Proposal, place, proposal_from,
                      summary_hunks, taken)
+from fixloop.lsp.trust import TrustKeeper
 
 ApplyEdit = Callable[[t.ApplyWorkspaceEditParams], Awaitable[t.ApplyWorkspaceEditResult]]
 
@@ -47,38 +49,57 @@ class Applied:
 
 class Reviewer:
     """Holds each run's summary and proposal. `notify` sends a notification to the client, `apply_edit`
-    sends `workspace/applyEdit`, `recorder` keeps each decision."""
+    sends `workspace/applyEdit`, `recorder` keeps each decision, `trust` counts them by kind of fix."""
 
     def __init__(self, editor: Editor, notify: Callable[[str, Any], None], apply_edit: ApplyEdit,
-                 recorder: DecisionRecorder) -> None:
+                 recorder: DecisionRecorder, trust: TrustKeeper | None = None) -> None:
         self.editor = editor
         self.notify = notify
         self.apply_edit = apply_edit
         self.recorder = recorder
+        self.trust = trust or TrustKeeper(editor)
+        self.auto = AutoApplier(self)
         self.latest: str | None = None  # the run that finished last: the default of showRun/accept/reject
         self._proposals: dict[str, Proposal] = {}
         self._summaries: dict[str, dict[str, Any]] = {}
-        self._offers: set[asyncio.Task[None]] = set()
+        self._offers: set[asyncio.Task[Any]] = set()
 
     # ---- after a run -------------------------------------------------------------------------
     async def finished(self, run_id: str, summary: dict[str, Any], outcome: Outcome | None) -> None:
-        """A run ended: keep its summary (and its fix, as a proposal), tell the client, offer the fix."""
+        """A run ended: keep its summary (and its fix, as a proposal), tell the client, offer the fix (or, under
+        a trust grant for its kind, apply it without asking, whatever the review mode)."""
         proposal = None
         if outcome is not None and outcome.status is Status.FIXED and outcome.patch is not None:
             proposal = self.add(run_id, outcome.patch)
+            proposal.kind = self.trust.kind(outcome)
+        trusted = proposal is not None and proposal.kind is not None and self.trust.applies(proposal.kind)
+        if trusted and proposal is not None and proposal.kind is not None:
+            summary = {**summary, "applied_without_asking": proposal.kind.id}
         self._summaries[run_id] = summary
         self.latest = run_id
         self.notify(RUN_FINISHED, self.show(run_id) or summary)
         for said in summary.get("hooks", []):  # the user's post_fix hook answered
             self.editor.show(t.MessageType.Info, f"fixloop: {said}")
-        if proposal is not None and self.editor.config().review == "workspaceEdit":
+        if proposal is not None and (trusted or self.editor.config().review == "workspaceEdit"):
             # The user may keep the review open for long: the next queued run does not wait for it.
-            task = asyncio.ensure_future(self._offer_logged(proposal))
-            self._offers.add(task)
-            task.add_done_callback(self._offers.discard)
+            self.keep(asyncio.ensure_future(self._offer_logged(proposal, trusted)))
 
-    async def _offer_logged(self, proposal: Proposal) -> None:
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a background task (an offer, a question) until it ends."""
+        self._offers.add(task)
+        task.add_done_callback(self._offers.discard)
+
+    async def _offer_logged(self, proposal: Proposal, trusted: bool = False) -> None:
         try:
+            if trusted and await self.auto.apply(proposal):
+                return
+            if trusted:
+                self._summaries[proposal.run_id].pop("applied_without_asking", None)
+                self.editor.show(t.MessageType.Warning, f"fixloop: the fix of run {proposal.run_id} could not be "
+                                 "applied as it is (the file changed); it is offered for review")
+                if self.editor.config().review != "workspaceEdit":
+                    self.notify(RUN_FINISHED, self.show(proposal.run_id))
+                    return
             await self.offer(proposal)
         except Exception:  # a client that cannot apply edits still has accept/showRun
             log.exception("offering the fix failed")
@@ -130,21 +151,27 @@ class Reviewer:
         """Send every pending hunk for review (with confirmation where the client supports it)."""
         states, _ = proposal.get(None, (PENDING,))
         annotate = self._annotations_supported()
-        result = await self._apply(proposal, states, confirm=annotate, label=f"fixloop: fix {proposal.run_id}")
+        result = await self.apply_hunks(proposal, states, confirm=annotate, label=f"fixloop: fix {proposal.run_id}")
         if result.conflicts:
             self.editor.show(t.MessageType.Warning, "fixloop: not offered, you changed these lines during the run: "
                              + "; ".join(h.message for h in result.conflicts))
         if result.failure:
             return result
         for h in result.taken:
-            self._decide(proposal, h, ACCEPTED)
+            self.decide(proposal, h, ACCEPTED)
         await self._applied(proposal, result.taken)
         # An honest refusal (VS Code's Discard) or edits the documents show were not made: rejected.
         for h in result.untaken:
-            self._decide(proposal, h, REJECTED)
+            self.decide(proposal, h, REJECTED)
         for h in result.unknown:
             h.message = "the editor did not report this document back; decide with fixloop.accept / fixloop.reject"
+        await self._ask_trust(proposal)
         return result
+
+    async def _ask_trust(self, proposal: Proposal) -> None:
+        """A fix taken whole: its kind may have earned the question whether to apply such fixes without asking."""
+        if proposal.hunks and all(h.state == ACCEPTED for h in proposal.hunks):
+            await self.trust.ask(proposal.kind)
 
     async def accept(self, run_id: str | None, ids: Sequence[str] | None) -> dict[str, Any]:
         proposal = self.proposal(run_id)
@@ -152,9 +179,9 @@ class Reviewer:
         if unknown:
             raise BadInput(f"no hunk {', '.join(unknown)} in run {proposal.run_id}")
         states = [h for h in states if h.state != ACCEPTED]
-        result = await self._apply(proposal, states, confirm=False, label=f"fixloop: accept {proposal.run_id}")
+        result = await self.apply_hunks(proposal, states, confirm=False, label=f"fixloop: accept {proposal.run_id}")
         for h in result.taken + result.unknown:  # no confirmation was asked: `applied` is the answer
-            self._decide(proposal, h, ACCEPTED)
+            self.decide(proposal, h, ACCEPTED)
         await self._applied(proposal, result.taken + result.unknown)
         conflicts = [{"id": h.id, "message": h.message} for h in result.conflicts]
         if result.refused or result.failure:
@@ -165,6 +192,7 @@ class Reviewer:
         if conflicts:
             self.editor.show(t.MessageType.Warning, "fixloop: some changes were not applied: "
                              + "; ".join(c["message"] for c in conflicts))
+        self.keep(asyncio.ensure_future(self._ask_trust(proposal)))  # the answer to accept does not wait for it
         return {"applied": [h.id for h in result.taken + result.unknown], "conflicts": conflicts}
 
     def reject(self, run_id: str | None, ids: Sequence[str] | None) -> dict[str, Any]:
@@ -175,7 +203,7 @@ class Reviewer:
         done = []
         for h in states:
             if h.state != ACCEPTED:
-                self._decide(proposal, h, REJECTED)
+                self.decide(proposal, h, REJECTED)
                 done.append(h.id)
         return {"rejected": done}
 
@@ -191,15 +219,21 @@ class Reviewer:
         if said:
             self.editor.show(t.MessageType.Info, f"fixloop: {said}")
 
-    def _decide(self, proposal: Proposal, h: HunkState, state: str) -> None:
+    def decide(self, proposal: Proposal, h: HunkState, state: str, counted: bool = True, why: str = "") -> None:
+        """Record the decision on hunk `h`; `counted`: the user's (not a grant's), so the trust ledger counts it."""
         h.state, h.message = state, ""
         try:
             self.recorder.record_decision(proposal.run_id, h.to_json(), state == ACCEPTED, proposal.part([h], "hunk"))
         except Exception:  # the memory is best effort: a decision is never lost for the user
             log.exception("recording a review decision failed")
+        if counted:
+            try:
+                self.trust.decided(proposal.kind, proposal.run_id, state == ACCEPTED, why)
+            except Exception:  # as the memory: the decision stands, the ledger grants nothing new
+                log.exception("counting a review decision failed")
 
     # ---- applying ----------------------------------------------------------------------------
-    async def _apply(self, proposal: Proposal, states: list[HunkState], confirm: bool, label: str) -> Applied:
+    async def apply_hunks(self, proposal: Proposal, states: list[HunkState], confirm: bool, label: str) -> Applied:
         result = Applied()
         files = self._place(proposal, states, result)
         if not any(f.placed for f in files):

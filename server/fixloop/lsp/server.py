@@ -239,6 +239,7 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FixloopServer, params: t.DidChangeTextDocumentParams) -> None:
         ls.diagnostics.changed(params.text_document.uri)
+        ls.review.auto.changed(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: FixloopServer, params: t.DidSaveTextDocumentParams) -> None:
@@ -247,6 +248,7 @@ def build_server(provider: DiagnosticsProvider | None = None, recorder: Decision
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FixloopServer, params: t.DidCloseTextDocumentParams) -> None:
         ls.diagnostics.closed(params.text_document.uri)
+        ls.review.auto.closed(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
                     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, SOURCE_FIX, WRITE_TESTS_KIND]))

@@ -230,6 +230,56 @@ function M.settings(bufnr)
   end)
 end
 
+--- :FixloopTrust: this project's grants to apply fixes of a kind without asking; `revoke {kind}` (or `all`) ends one.
+---@param bufnr integer
+---@param args string[]
+function M.trust(bufnr, args)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  local arg = vim.empty_dict()
+  if args[1] == 'revoke' then
+    if not args[2] then
+      state.notify('usage: :FixloopTrust revoke {kind as listed}|all', vim.log.levels.ERROR)
+      return
+    end
+    arg = { revoke = args[2] }
+  elseif args[1] then
+    state.notify('usage: :FixloopTrust [revoke {kind}|all]', vim.log.levels.ERROR)
+    return
+  end
+  M.execute(client, 'fixloop.trust', arg, bufnr, function(result)
+    if type(result) ~= 'table' then
+      return
+    end
+    local lines = {}
+    for _, k in ipairs(result.revoked or {}) do
+      table.insert(lines, 'revoked: ' .. tostring(k))
+    end
+    for _, g in ipairs(result.grants or {}) do
+      table.insert(lines, ('granted: %s (%s accepted before)'):format(tostring(g.id), tostring(g.accepted)))
+    end
+    if #lines == 0 then
+      lines = { 'no grants: every fix is offered for review' }
+    end
+    state.notify(table.concat(lines, '\n'))
+  end)
+end
+
+--- :FixloopUndo: take back the last fix applied without asking (and end its grant).
+---@param bufnr integer
+function M.undo(bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    return
+  end
+  M.execute(client, 'fixloop.undo', vim.empty_dict(), bufnr, function(result)
+    local n = type(result) == 'table' and type(result.undone) == 'table' and #result.undone or 0
+    state.notify(('undone: %d change%s; fixes like it are offered for review again'):format(n, n == 1 and '' or 's'))
+  end)
+end
+
 --- Create the commands in `bufnr` for `client` (the LspAttach handler in plugin/fixloop.lua calls this).
 ---@param client vim.lsp.Client
 ---@param bufnr integer
@@ -285,6 +335,18 @@ function M.attach(client, bufnr)
   create('FixloopSettings', function()
     M.settings(bufnr)
   end, { desc = 'fixloop: the settings in effect, and what the workspace asked for and did not get' })
+  create('FixloopTrust', function(a)
+    M.trust(bufnr, a.fargs)
+  end, {
+    nargs = '*',
+    complete = function()
+      return { 'revoke' }
+    end,
+    desc = 'fixloop: the grants to apply fixes without asking (revoke {kind}|all ends one)',
+  })
+  create('FixloopUndo', function()
+    M.undo(bufnr)
+  end, { desc = 'fixloop: take back the fix applied without asking, and end its grant' })
   create('FixloopTemplates', function()
     require('fixloop.templates').pick(bufnr)
   end, { desc = 'fixloop: review the mined templates (approve or reject)' })

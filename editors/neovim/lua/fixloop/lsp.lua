@@ -176,6 +176,12 @@ function M.on_run_finished(_, result, ctx)
       msg = msg .. '\nnext: ' .. step
     end
   end
+  if type(result.applied_without_asking) == 'string' then
+    -- A trust grant: the server puts the fix into the buffers itself (fixloop/autoApplied says when).
+    state.notify(('run fixed: %s; applied without asking (%s)'):format(
+      ((result.message or ''):gsub('%s*\n%s*', ' ')), result.applied_without_asking))
+    return
+  end
   local ok = result.status == 'fixed' or result.status == 'nothing_to_fix'
   state.notify(msg, ok and vim.log.levels.INFO or vim.log.levels.WARN)
   if result.status == 'fixed' and pending > 0 and config.get().open_review_on_fix then
@@ -186,6 +192,17 @@ function M.on_run_finished(_, result, ctx)
       end
     end)
   end
+end
+
+--- `fixloop/autoApplied`: a fix went into the buffers without asking (a trust grant). Undo is the buffer's own
+--- `u` (the server sees the text come back and ends the grant) or :FixloopUndo.
+function M.on_auto_applied(_, result, ctx)
+  if type(result) ~= 'table' then
+    return
+  end
+  local files = type(result.files) == 'table' and table.concat(vim.tbl_map(tostring, result.files), ', ') or '?'
+  state.notify(('applied without asking to %s (%s), not saved: u or :FixloopUndo undoes it and ends the grant; '
+    .. ':FixloopTrust lists the grants'):format(files, tostring(result.kind or '?')))
 end
 
 --- Keep the server's log messages for :FixloopLog, then show them the default way.
@@ -235,6 +252,9 @@ M.handlers = {
   end,
   ['fixloop/runFinished'] = function(...)
     return M.on_run_finished(...)
+  end,
+  ['fixloop/autoApplied'] = function(...)
+    return M.on_auto_applied(...)
   end,
   ['window/logMessage'] = function(...)
     return M.on_log_message(...)
