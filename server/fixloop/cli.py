@@ -102,7 +102,7 @@ def fix(
     allow_install: bool = typer.Option(False, "--allow-install",
                                        help="Install a missing package the tests need, then run again (--yes never does)."),
     check: list[str] = typer.Option([], "--check", metavar="CHECKER",
-                                    help="Fix this checker's findings too (ruff or mypy; repeatable): from the project's own "
+                                    help="Fix this checker's findings too (ruff, mypy or pyright; repeatable): from the project's own "
                                          "environment, in the sandbox; tests keep passing."),
     audit: bool = typer.Option(False, "--audit", help="A security pass on the fix before it is offered (rules, bandit "
                                                       "and the model's audit); a high finding stops --yes."),

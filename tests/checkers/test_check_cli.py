@@ -108,6 +108,39 @@ def test_a_mypy_error_is_fixed_by_the_search_and_the_tests_still_pass(
     assert "ruff: no findings" in notes or any("ruff is not installed" in n for n in notes)
 
 
+def test_a_pyright_error_is_fixed_by_the_search_and_the_tests_still_pass(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """pyright from the project's environment (its wheel carries pyright, run by the machine's node) in the sandbox,
+    with the project's own configuration naming what it checks."""
+    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
+    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
+    root = make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests,
+                         "pyproject.toml": "[tool.pyright]\ninclude = ['shop']\n"})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "pyright")), "--check", "pyright")
+    assert code == 0, stderr
+    assert summary["status"] == "fixed", summary["message"]
+    assert summary["failing_before"] == ["pyright::shop/labels.py::reportArgumentType"]
+    assert "-    return label(stock, item)\n+    return label(item, stock)" in summary["diff"]
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    assert "pyright: 2 finding(s) of 1 rule(s) in 1 file(s) are targets" in notes
+
+
+def test_a_mypy_configuration_that_names_its_files_checks_every_candidate(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """`[tool.mypy] files = ...`: mypy is run with no paths, for the baseline and for each candidate alike (a
+    candidate not checked would clear every mypy target)."""
+    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
+    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
+    root = make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests,
+                         "pyproject.toml": "[tool.mypy]\nfiles = ['shop']\n"})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "mypy")), "--check", "mypy")
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["mypy::shop/labels.py::arg-type"]
+    assert "+    return label(item, stock)" in summary["diff"], summary["diff"]
+
+
 def test_a_ruff_finding_a_mypy_error_and_a_failing_test_are_fixed_in_one_run(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     """Three faults, each fixed by its own edit: each fix of some targets becomes the base the search goes on

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fixloop.adapters.checkers import mypy, ruff
+from fixloop.adapters.checkers import mypy, pyright, ruff
 from fixloop.adapters.checkers.findings import (Edit, Finding, Fix, apply_edits, deleted, fixed, guard_id, outcomes,
                                                 parse_id)
 from fixloop.adapters.checkers.proposer import CheckerFixProposer
@@ -116,6 +116,28 @@ def test_mypys_own_json_lines_read_as_findings(tmp_path: Path) -> None:
     assert isinstance(mypy.parse("oops\n", ["shop/labels.py"]), str)
     assert mypy.no_target("mypy: error: Missing target module, package, files, or command.")
     assert "not installed" in mypy.problem(1, "/p/python: No module named mypy\n", "/p/python")
+
+
+def test_pyrights_own_json_report_reads_as_findings(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "labels.py").write_text("def f(x: int) -> str:\n    return x\n\n\ndef g() -> None:\n    f('a')\n")
+    (tmp_path / "labels.py").write_text("x: int = 'one'\n")  # a shorter path the long one also ends with
+    proc = subprocess.run([sys.executable, "-m", "pyright", "--outputjson"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 1 and "No module named" not in proc.stderr, proc.stderr + proc.stdout
+    found = pyright.parse(proc.stdout, ["labels.py", "shop/labels.py"])
+    assert isinstance(found, list)
+    assert sorted((f.path, f.code, f.line, f.column) for f in found) == [
+        ("labels.py", "reportAssignmentType", 1, 10),
+        ("shop/labels.py", "reportArgumentType", 6, 7), ("shop/labels.py", "reportReturnType", 2, 12)]
+    shop = next(f for f in found if f.code == "reportReturnType")
+    assert shop.target == "pyright::shop/labels.py::reportReturnType" and "\n" not in shop.message
+    assert [f.path for f in pyright.parse(proc.stdout, ["labels.py"])] == ["labels.py"]  # not ours: shop/labels.py
+    assert pyright.problem(proc.returncode, proc.stderr, "p", proc.stdout) == ""
+    for bad in ("oops", "[]", '{"generalDiagnostics": 3}'):
+        assert isinstance(pyright.parse(bad, ["shop/labels.py"]), str)
+    assert "not installed" in pyright.problem(1, "/p/python: No module named pyright\n", "/p/python")
+    assert "exit status 3" in pyright.problem(3, "Config file could not be parsed", "p")
 
 
 def test_deleting_the_line_of_a_finding_without_a_fix_does_not_clear_it() -> None:

@@ -64,7 +64,7 @@ function M.fix(bufnr, scope)
   start_run(bufnr, { scope = scope })
 end
 
-M.CHECKERS = { 'ruff', 'mypy' }
+M.CHECKERS = { 'ruff', 'mypy', 'pyright' }
 
 --- Fix until the tests pass and the checkers named report nothing new (their findings are targets too;
 --- each checker runs from the project's own environment, in the sandbox).
@@ -312,7 +312,7 @@ function M.attach(client, bufnr)
     complete = function()
       return M.CHECKERS
     end,
-    desc = "fixloop: fix the checkers' findings (ruff by default; ruff, mypy), the tests kept passing",
+    desc = "fixloop: fix the checkers' findings (ruff by default; ruff, mypy, pyright), the tests kept passing",
   })
   create('FixloopFixTest', function()
     M.fix_test(bufnr)

@@ -1,3 +1,3 @@
 """Checkers (linters, type checkers) whose findings a run fixes like failing tests (`--check`)."""
 
-TOOLS = ("ruff", "mypy")  # what `checks` may name
+TOOLS = ("ruff", "mypy", "pyright")  # what `checks` may name

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Mapping, Sequence
 
-from fixloop.adapters.checkers import mypy, ruff
+from fixloop.adapters.checkers import mypy, pyright, ruff
 from fixloop.adapters.checkers.findings import Finding, deleted, outcomes, parse_id
 from fixloop.adapters.runner.cold import candidate_files
 from fixloop.adapters.runner.pytest_runner import PytestRunner
@@ -23,7 +23,7 @@ from fixloop.core.ports import Localizer
 
 CHECK_SECONDS = 120.0  # what one checker run may take (the whole project at the baseline)
 OUTPUT_BYTES = 16 * 1024 * 1024  # head and tail of its JSON kept, each: a project with many findings is long
-CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy}  # checkers.TOOLS, each with its module
+CHECKERS = {ruff.TOOL: ruff, mypy.TOOL: mypy, pyright.TOOL: pyright}  # checkers.TOOLS, each with its module
 # Top-level names that hold no code of the project's own (what a whole-project checker is not given).
 NOT_CODE = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "docs", "doc", "examples", "benchmarks", "bench"})
 NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its TRIES
@@ -165,7 +165,9 @@ class CheckedRunner:
             checked: dict[str, list[Finding]] = {}
             for tool in self.baseline:
                 paths = list(self._paths[tool]) if CHECKERS[tool].WHOLE else files
-                found = self._run_checker(tool, paths, changes if isinstance(changes, dict) else {}) if paths else []
+                # No paths: a whole-project checker checks what its configuration names; a file checker, nothing.
+                found = self._run_checker(tool, paths, changes if isinstance(changes, dict) else {}) \
+                    if paths or CHECKERS[tool].WHOLE else []
                 # A checker that fails on the candidate (a syntax it cannot read) sees new findings.
                 checked[tool] = found if isinstance(found, list) else [
                     Finding(tool, "error", found, p, 1) for p in (files or patch.paths)]
