@@ -70,6 +70,23 @@ def test_an_undefined_name_is_fixed_by_the_search_its_line_leads_to(
     assert localized["suspects"][0] == "shop/cart.py:4"
 
 
+def test_a_missing_import_is_added_from_the_project_module_that_defines_it(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """ruff's F821 in code no test runs: the import the file lost, from the project's own module."""
+    models = "class Receipt:\n    def __init__(self, total):\n        self.total = total\n"
+    cart = ("def total(prices, discount=0):\n    return sum(prices) - discount\n\n\n"
+            "def receipt(prices):\n    return Receipt(total(prices))\n")
+    root = make_project({"src/shop/__init__.py": "", "src/shop/models.py": models, "src/shop/cart.py": cart,
+                         "tests/test_cart.py": TESTS, "conftest.py": "import sys\nsys.path.insert(0, 'src')\n"})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")))
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["ruff::src/shop/cart.py::F821"]
+    # The name as written, imported (the blank lines its group needs below it), never `receipt` put in its place.
+    diff = summary["diff"]
+    assert "+from shop.models import Receipt\n+\n+\n def total" in diff
+    assert not [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+
+
 def test_a_findings_fix_that_breaks_a_test_is_never_offered(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     cart = "import sys\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"

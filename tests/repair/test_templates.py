@@ -22,12 +22,64 @@ def fixes(source: str, line: int, exc_type: str, message: str, frames: tuple[Fra
 def test_name_error_adds_a_stdlib_import_after_the_docstring() -> None:
     src = '"""Doc."""\n\ndef f(x):\n    return math.floor(x)\n'
     found = fixes(src, 4, "NameError", "name 'math' is not defined")
-    assert ("add_import", '"""Doc."""\nimport math\n\ndef f(x):\n    return math.floor(x)\n') in found
+    assert ("add_import", '"""Doc."""\nimport math\n\n\ndef f(x):\n    return math.floor(x)\n') in found
 
 
 def test_name_error_renames_to_the_closest_name_in_scope() -> None:
     src = "def f(total):\n    return totl + 1\n"
     assert ("rename_name", "def f(total):\n    return total + 1\n") in fixes(src, 2, "NameError", "name 'totl' is not defined")
+
+
+def _imports(sources: dict[str, str], path: str, line: int, exc_type: str, message: str) -> list[str]:
+    result = Result("t::x", "failed", exc_type=exc_type, message=message)
+    return [fix.summary for fix in template_fixes([Site(path, line, result)], sources) if fix.operator == "add_import"]
+
+
+def test_an_undefined_name_is_imported_from_the_project_module_that_defines_it() -> None:
+    sources = {"src/shop/__init__.py": "", "src/shop/models.py": "class Cart:\n    pass\n",
+               "src/shop/util.py": "from __future__ import annotations\n\nimport os\n\n\ndef new():\n    return Cart()\n",
+               "tests/test_util.py": "class Cart:\n    pass\n", "src/shop/other.py": "Cart = None\n"}
+    found = _imports(sources, "src/shop/util.py", 7, "NameError", "name 'Cart' is not defined")
+    assert found == ["from shop.models import Cart", "from shop.other import Cart"]  # never the tests' Cart
+    made = next(f for f in template_fixes([Site("src/shop/util.py", 7, Result(
+        "t::x", "failed", exc_type="NameError", message="name 'Cart' is not defined"))], sources)
+        if f.summary == "from shop.models import Cart")
+    # In isort's order (ruff's I001): the project's own imports are a group of their own, after the standard library's.
+    assert apply_edits(sources["src/shop/util.py"], made.edits) == (
+        "from __future__ import annotations\n\nimport os\n\nfrom shop.models import Cart\n\n\ndef new():\n    return Cart()\n")
+
+
+def test_an_import_goes_where_isort_keeps_it() -> None:
+    from fixloop.engines.repair.imports import placement
+    from fixloop.kit.syntax import Offsets, parse
+
+    def placed(text: str, statement: str, sources: dict[str, str] | None = None) -> str:
+        at, inserted = placement(parse(text).root_node, Offsets(text), statement, sources or {"shop/__init__.py": ""})
+        return text[:at] + inserted + text[at:]
+
+    body = "\n\ndef f():\n    pass\n"
+    assert placed("import os\nimport sys\n" + body, "from collections import deque\n") == (
+        "import os\nimport sys\nfrom collections import deque\n" + body)
+    assert placed("import os\nfrom typing import Any\n" + body, "from collections import deque\n") == (
+        "import os\nfrom collections import deque\nfrom typing import Any\n" + body)
+    assert placed("import os\n\nimport requests\n" + body, "from shop.models import Cart\n") == (
+        "import os\n\nimport requests\n\nfrom shop.models import Cart\n" + body)
+    assert placed("import requests\n\nfrom shop import x\n" + body, "import json\n") == (
+        "import json\n\nimport requests\n\nfrom shop import x\n" + body)
+    assert placed("x = 1\n", "import json\n") == "import json\n\nx = 1\n"
+    assert placed('"""Doc."""\n' + body, "import json\n") == '"""Doc."""\nimport json\n' + body
+
+
+def test_a_checkers_undefined_name_is_imported_from_the_standard_library() -> None:
+    src = "def count(words):\n    seen = defaultdict(int)\n    return seen\n"
+    ruff = _imports({"m.py": src}, "m.py", 2, "ruff F821", "F821 Undefined name `defaultdict`")
+    assert ruff == ["from collections import defaultdict"]
+    mypy = _imports({"m.py": src}, "m.py", 2, "mypy name-defined", 'name-defined Name "defaultdict" is not defined')
+    pyright = _imports({"m.py": src}, "m.py", 2, "pyright reportUndefinedVariable",
+                       'reportUndefinedVariable "defaultdict" is not defined')
+    assert mypy == ruff == pyright
+    assert _imports({"m.py": src}, "m.py", 2, "ruff F401", "F401 `os` imported but unused") == []
+    assert _imports({"m.py": src}, "m.py", 2, "NameError", "name 'no_such_thing_anywhere' is not defined") == []
 
 
 def test_attribute_error_uses_the_closest_attribute() -> None:

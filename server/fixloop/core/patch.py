@@ -134,8 +134,9 @@ def apply_hunks(before: str, chosen: Sequence[Hunk]) -> str:
 
 
 def patch_size(patch: Patch) -> int:
-    """Changed lines, used to prefer the smallest among equally good fixes."""
-    return sum(len(h.old_lines) + len(h.new_lines) for c in patch.changes for h in hunks(c))
+    """Changed lines, used to prefer the smallest among equally good fixes (blank lines, which change nothing a
+    program does, are not counted: an import with the blank lines its group needs is one line)."""
+    return sum(1 for c in patch.changes for h in hunks(c) for line in (*h.old_lines, *h.new_lines) if line.strip())
 
 
 def changed_at(patch: Patch) -> str:

@@ -20,6 +20,7 @@ from tree_sitter import Node
 from fixloop.core.model import TestResult
 from fixloop.core.patch import TextEdit
 from fixloop.engines.repair.candidate import Candidate
+from fixloop.engines.repair.imports import importable_from, placement
 from fixloop.engines.repair.kinds import NOT_VALUES, kind_of
 from fixloop.kit.syntax import Offsets, attributes_of, enclosing, names_in_scope, parse, text_of, walk
 
@@ -72,33 +73,34 @@ def _guard_before(node: Node, off: Offsets, condition: str, site: Site, op: str)
         yield _fix(site, off, TextEdit(line_start, line_start, text), op, f"guard: if {condition}: return {value}")
 
 
-def name_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
-    m = re.search(r"name '(\w+)' is not defined", site.result.message)
-    if site.result.exc_type != "NameError" or not m:
-        return
-    name = m.group(1)
-    if name in STDLIB:
-        at = _import_position(root, off)
-        yield _fix(site, off, TextEdit(at, at, f"import {name}\n"), "add_import", f"import {name}")
-    for node in _nodes_on(root, site.line, "identifier"):
-        if text_of(node) == name:
-            for other in difflib.get_close_matches(name, names_in_scope(node), n=3, cutoff=0.6):
-                yield _fix(site, off, TextEdit(off.char(node.start_byte), off.char(node.end_byte), other),
-                          "rename_name", f"{name} -> {other}")
+# An undefined name as each reports it: Python's NameError, ruff's F821, mypy's name-defined, pyright's
+# reportUndefinedVariable (checker findings are failures too: adapters/checkers).
+UNDEFINED = {"NameError": re.compile(r"name '(\w+)' is not defined"), "ruff F821": re.compile(r"Undefined name `(\w+)`"),
+             "mypy name-defined": re.compile(r'Name "(\w+)" is not defined'),
+             "pyright reportUndefinedVariable": re.compile(r'"(\w+)" is not defined')}
 
 
-def _import_position(root: Node, off: Offsets) -> int:
-    """After the module docstring, `from __future__` and the existing imports."""
-    at = 0
-    for child in root.named_children:
-        first = child.named_children[0] if child.named_child_count else None
-        is_docstring = child.type == "expression_statement" and first is not None and first.type == "string" and at == 0
-        if child.type in ("import_statement", "import_from_statement", "future_import_statement") or is_docstring:
-            end = off.text.find("\n", off.char(child.end_byte))
-            at = len(off.text) if end < 0 else end + 1
-        elif child.type != "comment":
-            break
-    return at
+def _undefined(site: Site) -> list[str]:
+    """The undefined names of `site`'s failure: its message's, and a checker's other findings on its line."""
+    pattern = UNDEFINED.get(site.result.exc_type)
+    if pattern is None:
+        return []
+    texts = [site.result.message] + [line for line in site.result.longrepr.splitlines()
+                                     if line.startswith(f"{site.path}:{site.line}:")]
+    return list(dict.fromkeys(m.group(1) for t in texts for m in pattern.finditer(t)))[:3]
+
+
+def name_error(site: Site, off: Offsets, root: Node, sources: Mapping[str, str]) -> Iterator[Candidate]:
+    for name in _undefined(site):
+        # The name itself a module or defined elsewhere (a lost import) before a name it resembles here (a typo).
+        for line in ([f"import {name}\n"] if name in STDLIB else []) + importable_from(name, site.path, sources):
+            at, inserted = placement(root, off, line, sources)
+            yield _fix(site, off, TextEdit(at, at, inserted), "add_import", line.strip())
+        for node in _nodes_on(root, site.line, "identifier"):
+            if text_of(node) == name:
+                for other in difflib.get_close_matches(name, names_in_scope(node), n=3, cutoff=0.6):
+                    yield _fix(site, off, TextEdit(off.char(node.start_byte), off.char(node.end_byte), other),
+                               "rename_name", f"{name} -> {other}")
 
 
 def attribute_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
@@ -278,7 +280,7 @@ def expected_actual(message: str) -> tuple[object, object] | None:
         return None
 
 
-TEMPLATES: tuple[Template, ...] = (name_error, attribute_error, zero_division, guarded_value, index_error,
+TEMPLATES: tuple[Template, ...] = (attribute_error, zero_division, guarded_value, index_error,
                                    recursion_error, assertion_literals)
 
 
@@ -289,5 +291,6 @@ def template_fixes(sites: list[Site], sources: Mapping[str, str]) -> Iterator[Ca
             continue
         root = parse(text).root_node
         off = Offsets(text)
+        yield from name_error(site, off, root, sources)  # the one template that looks in other files
         for template in TEMPLATES:
             yield from template(site, text, off, root)
