@@ -80,3 +80,8 @@ def project_python(roots: tuple[str, ...] = ROOTS) -> str:
             _build(venv, dists)
             (venv / ".complete").write_text("")
     return str(python)
+
+
+if __name__ == "__main__":
+    # python -m tests.project_python VENV ROOT...: such a virtualenv at VENV (a real-editor test's project .venv).
+    _build(Path(sys.argv[1]), _closure(tuple(sys.argv[2:]) or ROOTS))

@@ -47,6 +47,8 @@ async function recordTexts() {
   });
 }
 const seenTexts = () => page.evaluate(() => window.__fixloopSeen ?? []);
+// The newest run folder of the workspace (run ids begin with their time).
+const latestRun = () => readdirSync(join(ws, ".fixloop", "runs")).filter((n) => /^\d{8}-/.test(n)).sort().at(-1);
 
 // "test": Fix this test, with the cursor in a failing test; "all": Fix until tests pass.
 async function openPreviewByRunningFix(kind) {
@@ -180,6 +182,30 @@ try {
     await waitFor(async () => readFileSync(pricing, "utf8") !== original, SHORT, "pricing.py to change on disk");
     await shot("after-apply");
     console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
+  });
+
+  await check("Fix lint and type findings: ruff's finding is a target, fixed and reviewed in the Refactor Preview", async () => {
+    // An unused import written in now (the workspace's .venv has ruff); the quick pick starts with ruff picked.
+    const stock = join(ws, "inventory", "stock.py");
+    const before = readFileSync(stock, "utf8");
+    writeFileSync(stock, before.replace("from __future__ import annotations\n", "from __future__ import annotations\n\nimport os\n"));
+    await quickOpen("inventory/stock.py");
+    await runCommand("fixloop: Fix lint and type findings");
+    await page.locator(".quick-input-widget", { hasText: "pyright" }).first().waitFor({ timeout: SHORT });
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
+    await page.locator(".part.panel", { hasText: "stock.py" }).first().waitFor({ timeout: SHORT });
+    await shot("checks-preview");
+    const boxes = page.locator(".part.panel .edit-checkbox");
+    await boxes.first().click(); // the file's box ticks its hunks
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
+    await runCommand("File: Save All Files");
+    await waitFor(async () => !readFileSync(stock, "utf8").includes("import os"), SHORT, "the import to go from stock.py");
+    const summary = JSON.parse(readFileSync(join(ws, ".fixloop", "runs", latestRun(), "summary.json"), "utf8"));
+    if (!summary.failing_before.includes("ruff::inventory/stock.py::F401")) {
+      throw new Error(`the finding was not a target: ${JSON.stringify(summary.failing_before)}`);
+    }
   });
 
   await check("Show last run opens the run's summary, the reviewer's word and the diff", async () => {

@@ -80,6 +80,33 @@ export function registerCommands(
     reportQueued(await server.execute<FixResult>("fixloop.fix", argument));
   });
 
+  register("fixloop.client.fixChecks", async (given?: string[]) => {
+    // The checkers' findings as targets beside the failing tests (the server runs each checker from the project's
+    // own environment, in the sandbox). The code action "Fix with fixloop" on a ruff or mypy diagnostic does the same.
+    const picked =
+      Array.isArray(given)
+        ? given.map((label) => ({ label }))
+        : await vscode.window.showQuickPick(
+            [
+              { label: "ruff", picked: true },
+              { label: "mypy", picked: false },
+              { label: "pyright", picked: false },
+            ],
+            { title: "fixloop: fix the findings of", canPickMany: true, ignoreFocusOut: true },
+          );
+    if (!picked || picked.length === 0) {
+      return; // Escape, or nothing chosen
+    }
+    const uri = activePythonUri();
+    reportQueued(
+      await server.execute<FixResult>("fixloop.fix", {
+        ...(uri ? { uri: uri.toString() } : {}),
+        scope: "workspace",
+        checks: picked.map((p) => p.label),
+      }),
+    );
+  });
+
   register("fixloop.client.fixGoal", async (given?: string) => {
     // The words become a spec, a failing reproduction test (reviewed like any hunk), then the fix. The server
     // may ask clarifying questions with window/showMessageRequest: a message with one button per choice.
