@@ -184,30 +184,6 @@ try {
     console.log(`  pricing.py now:\n${readFileSync(pricing, "utf8").split("\n").filter((l) => l.includes("BULK_THRESHOLD")).join("\n")}`);
   });
 
-  await check("Fix lint and type findings: ruff's finding is a target, fixed and reviewed in the Refactor Preview", async () => {
-    // An unused import written in now (the workspace's .venv has ruff); the quick pick starts with ruff picked.
-    const stock = join(ws, "inventory", "stock.py");
-    const before = readFileSync(stock, "utf8");
-    writeFileSync(stock, before.replace("from __future__ import annotations\n", "from __future__ import annotations\n\nimport os\n"));
-    await quickOpen("inventory/stock.py");
-    await runCommand("fixloop: Fix lint and type findings");
-    await page.locator(".quick-input-widget", { hasText: "pyright" }).first().waitFor({ timeout: SHORT });
-    await page.keyboard.press("Enter");
-    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
-    await page.locator(".part.panel", { hasText: "stock.py" }).first().waitFor({ timeout: SHORT });
-    await shot("checks-preview");
-    const boxes = page.locator(".part.panel .edit-checkbox");
-    await boxes.first().click(); // the file's box ticks its hunks
-    await page.getByRole("button", { name: "Apply", exact: true }).click();
-    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
-    await runCommand("File: Save All Files");
-    await waitFor(async () => !readFileSync(stock, "utf8").includes("import os"), SHORT, "the import to go from stock.py");
-    const summary = JSON.parse(readFileSync(join(ws, ".fixloop", "runs", latestRun(), "summary.json"), "utf8"));
-    if (!summary.failing_before.includes("ruff::inventory/stock.py::F401")) {
-      throw new Error(`the finding was not a target: ${JSON.stringify(summary.failing_before)}`);
-    }
-  });
-
   await check("Show last run opens the run's summary, the reviewer's word and the diff", async () => {
     await runCommand("fixloop: Show last run");
     await page.locator(".monaco-editor .view-lines", { hasText: "# fixloop run" }).first().waitFor({ timeout: SHORT });
@@ -242,6 +218,30 @@ try {
     await shot("history-run");
     await page.locator(".notifications-toasts .codicon-notifications-clear-all, .notifications-toasts .codicon-close").first()
       .click({ timeout: 2000 }).catch(() => undefined);
+  });
+
+  await check("Fix lint and type findings: ruff's finding is a target, fixed and reviewed in the Refactor Preview", async () => {
+    // An unused import written in now (the workspace's .venv has ruff); the quick pick starts with ruff picked.
+    const stock = join(ws, "inventory", "stock.py");
+    const before = readFileSync(stock, "utf8");
+    writeFileSync(stock, before.replace("from __future__ import annotations\n", "from __future__ import annotations\n\nimport os\n"));
+    await quickOpen("inventory/stock.py");
+    await runCommand("fixloop: Fix lint and type findings (ruff, mypy, pyright), tests kept passing");
+    await page.locator(".quick-input-widget", { hasText: "pyright" }).first().waitFor({ timeout: SHORT });
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
+    await page.locator(".part.panel", { hasText: "stock.py" }).first().waitFor({ timeout: SHORT });
+    await shot("checks-preview");
+    // stock.py's box ticks its hunks (ruff's defaults may find more in the example: those stay unticked).
+    await page.locator(".part.panel .monaco-list-row", { hasText: "stock.py" }).locator(".edit-checkbox").first().click();
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
+    await runCommand("File: Save All Files");
+    await waitFor(async () => !readFileSync(stock, "utf8").includes("import os"), SHORT, "the import to go from stock.py");
+    const summary = JSON.parse(readFileSync(join(ws, ".fixloop", "runs", latestRun(), "summary.json"), "utf8"));
+    if (!summary.failing_before.includes("ruff::inventory/stock.py::F401")) {
+      throw new Error(`the finding was not a target: ${JSON.stringify(summary.failing_before)}`);
+    }
   });
 
   await check("Forget this memory asks for an id and reports the server's answer", async () => {
