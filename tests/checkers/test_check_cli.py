@@ -143,6 +143,19 @@ def test_a_pyright_error_is_fixed_by_the_search_and_the_tests_still_pass(
     assert "pyright: 2 finding(s) of 1 rule(s) in 1 file(s) are targets" in notes
 
 
+def test_an_optional_read_without_narrowing_is_narrowed_keeping_what_the_code_does(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """mypy's union-attr: the assert that narrows it (None failed before and still does), not a guard that
+    makes None return something."""
+    names = ("from typing import Optional\n\n\ndef shout(name: Optional[str]) -> str:\n    return name.upper() + '!'\n")
+    tests = "from shop.names import shout\n\n\ndef test_shout():\n    assert shout('hi') == 'HI!'\n"
+    root = make_project({"shop/__init__.py": "", "shop/names.py": names, "tests/test_names.py": tests})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "mypy")), "--check", "mypy")
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["mypy::shop/names.py::union-attr"]
+    assert summary["operator"] == "narrow_assert" and "+    assert name is not None\n" in summary["diff"]
+
+
 def test_a_mypy_configuration_that_names_its_files_checks_every_candidate(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     """`[tool.mypy] files = ...`: mypy is run with no paths, for the baseline and for each candidate alike (a

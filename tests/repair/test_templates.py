@@ -88,6 +88,20 @@ def test_attribute_error_uses_the_closest_attribute() -> None:
     assert found and found[0][1].endswith("return k in self.items\n")
 
 
+def test_a_checkers_optional_member_access_is_narrowed_first_with_an_assert_then_guarded() -> None:
+    src = "def shout(name: str | None) -> str:\n    return name.upper()\n"
+    for exc_type, message in (("mypy union-attr", 'Item "None" of "str | None" has no attribute "upper"'),
+                              ("pyright reportOptionalMemberAccess", '"upper" is not a known attribute of "None"')):
+        found = fixes(src, 2, exc_type, message)
+        assert found[0] == ("narrow_assert", "def shout(name: str | None) -> str:\n    assert name is not None\n"
+                                             "    return name.upper()\n")
+        assert ("none_guard", "def shout(name: str | None) -> str:\n    if name is None:\n        return \"\"\n"
+                              "    return name.upper()\n") in found
+    # A test that fails on None is not fixed by an assert: only the guards.
+    runtime = fixes(src, 2, "AttributeError", "'NoneType' object has no attribute 'upper'")
+    assert runtime and all(op == "none_guard" for op, _ in runtime)
+
+
 def test_zero_division_guard() -> None:
     src = "def mean(xs):\n    return sum(xs) / len(xs)\n"
     found = [a for op, a in fixes(src, 2, "ZeroDivisionError", "division by zero") if op == "zero_guard"]

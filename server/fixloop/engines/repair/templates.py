@@ -90,6 +90,19 @@ def _undefined(site: Site) -> list[str]:
     return list(dict.fromkeys(m.group(1) for t in texts for m in pattern.finditer(t)))[:3]
 
 
+def _assert_before(node: Node, off: Offsets, condition: str, site: Site) -> Iterator[Candidate]:
+    """`assert <condition>` just before the statement holding `node` (a type checker narrows on it)."""
+    stmt = _statement_of(node)
+    if stmt is None:
+        return
+    start = off.char(stmt.start_byte)
+    line_start = off.text.rfind("\n", 0, start) + 1
+    indent = off.text[line_start:start]
+    if not indent.strip():
+        yield _fix(site, off, TextEdit(line_start, line_start, f"{indent}assert {condition}\n"), "narrow_assert",
+                   f"assert {condition}")
+
+
 def name_error(site: Site, off: Offsets, root: Node, sources: Mapping[str, str]) -> Iterator[Candidate]:
     for name in _undefined(site):
         # The name itself a module or defined elsewhere (a lost import) before a name it resembles here (a typo).
@@ -103,16 +116,35 @@ def name_error(site: Site, off: Offsets, root: Node, sources: Mapping[str, str])
                                "rename_name", f"{name} -> {other}")
 
 
+# A type checker's word that an Optional value's attribute is read without narrowing it first.
+OPTIONAL_MEMBER = {"mypy union-attr": re.compile(r'Item "None" of "[^"]*" has no attribute "(\w+)"'),
+                   "pyright reportOptionalMemberAccess": re.compile(r'"(\w+)" is not a known attribute of "None"')}
+
+
+def _missing_attribute(site: Site) -> tuple[str, str] | None:
+    """(the owner's type, the attribute) of an AttributeError, or of a checker's Optional member finding."""
+    if site.result.exc_type == "AttributeError":
+        m = re.search(r"'(\w+)' object has no attribute '(\w+)'", site.result.message)
+        return (m.group(1), m.group(2)) if m else None
+    pattern = OPTIONAL_MEMBER.get(site.result.exc_type)
+    m = pattern.search(site.result.message) if pattern else None
+    return ("NoneType", m.group(1)) if m else None
+
+
 def attribute_error(site: Site, text: str, off: Offsets, root: Node) -> Iterator[Candidate]:
-    m = re.search(r"'(\w+)' object has no attribute '(\w+)'", site.result.message)
-    if site.result.exc_type != "AttributeError" or not m:
+    found = _missing_attribute(site)
+    if found is None:
         return
-    owner_type, attr = m.groups()
+    owner_type, attr = found
     for node in _nodes_on(root, site.line, "attribute"):
         obj, field = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or field is None or text_of(field) != attr:
             continue
         if owner_type == "NoneType":
+            if site.result.exc_type != "AttributeError":
+                # A checker's finding, no test failing: first narrow it keeping what the code does (it failed
+                # on None before and still does), then the guards that change what None gives.
+                yield from _assert_before(node, off, f"{text_of(obj)} is not None", site)
             yield from _guard_before(node, off, f"{text_of(obj)} is None", site, "none_guard")
             continue
         known = [a for a in attributes_of(root, text_of(obj)) if a != attr]
