@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as t
 
-from tests.lsp.lsp_harness import PRICING, Session, lsp, project
+from tests.lsp.lsp_harness import INVENTORY_PATCH, PRICING, Session, lsp, project
 
 GRANT, KEEP_ASKING = "Apply fixes like this without asking", "Keep asking"
 
@@ -152,3 +152,35 @@ async def test_an_unreadable_ledger_grants_nothing_and_is_kept_aside(tmp_path: P
                       what="the warning")
     [aside] = data.glob("trust.json.unreadable-*")
     assert aside.read_text() == "{not json"  # kept for the user to look at, never overwritten
+
+
+@pytest.mark.e2e
+async def test_a_trusted_fix_whose_lines_changed_during_the_run_is_never_half_applied(tmp_path: Path) -> None:
+    """A fix of two hunks under a grant (a kind the scripted proposer makes, the model's opt-in on); the user
+    rewrites one hunk's line during the run: nothing goes in without asking, the fix is offered for review."""
+    ws = project(tmp_path)
+    buggy = (ws / PRICING).read_text()
+    data = tmp_path / "data" / "fixloop"
+    data.mkdir(parents=True)
+    kind = "other/script/AssertionError"
+    (data / "trust.json").write_text(json.dumps({"version": 1, "projects": {str(ws): {
+        kind: {"streak": ["r1"], "rejected": 0, "granted": 1.0, "asked_at": 0, "ended": ""}}}}))
+    options = _options()
+    options["settings"]["trust"]["model"] = True
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    async with lsp("visual-studio-code", ws, tmp_path, options=options, env=env, patches=INVENTORY_PATCH) as s:
+        uri = s.uri(PRICING)
+        s.editor.open(uri, buggy)
+        started = await s.command("fixloop.fix", {"scope": "workspace"})
+        # While it runs, the user rewrites the line of the fix's first hunk (the second still applies).
+        edited = buggy.replace("BULK_DISCOUNT = 0.1\n", "BULK_DISCOUNT = 0.15\n")
+        s.editor.set_text(uri, edited)
+        summary = await s.run_finished(started["run_id"], timeout=120)
+        assert summary["status"] == "fixed" and summary["applied_without_asking"] == kind, summary
+        await s.until(lambda: any("could not be applied as it is" in m.message for m in s.client.messages),
+                      what="the warning")
+        await s.until(lambda: s.editor.edits, what="the review's workspace/applyEdit")
+        review = s.editor.edits[0]
+        assert "without asking" not in (review.label or "")
+        assert all(a.needs_confirmation for a in (review.edit.change_annotations or {}).values())
+        assert (await s.command("fixloop.trust", {}))["grants"][0]["id"] == kind  # not the user's rejection

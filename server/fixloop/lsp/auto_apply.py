@@ -16,7 +16,7 @@ from fixloop.core.patch import apply_hunks
 from fixloop.lsp.contract import AUTO_APPLIED, UNDO
 from fixloop.lsp.editor import Editor
 from fixloop.lsp.paths import BadInput, read_disk_text
-from fixloop.lsp.review import ACCEPTED, PENDING, REJECTED, HunkState, Proposal, proposal_from
+from fixloop.lsp.review import ACCEPTED, PENDING, REJECTED, HunkState, Proposal, place, proposal_from
 
 log = logging.getLogger(__name__)
 UNDO_ACTION, KEEP = "Undo", "Keep"
@@ -63,8 +63,8 @@ class AutoApplier:
         review = self.review
         states, _ = proposal.get(None, (PENDING,))
         before = self._texts(proposal)
-        if before is None:
-            return False
+        if before is None or any(place(proposal.before[h.hunk.path], before[h.uri], [h.hunk])[1] for h in states):
+            return False  # a file changed where the fix goes: never half a fix without asking
         kind = proposal.kind
         assert kind is not None
         result = await review.apply_hunks(proposal, states, confirm=False,
