@@ -87,6 +87,24 @@ def test_a_missing_import_is_added_from_the_project_module_that_defines_it(
     assert not [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
 
 
+def test_with_check_files_only_those_files_findings_are_targets_and_no_file_gains_one(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """The editor's "this file" (a diagnostic's code action, the command in a file): the other file's finding is
+    left as it is, not fixed and not counted."""
+    cart = "import os\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"
+    other = "import sys\n\n\ndef size(xs):\n    return len(xs)\n"
+    root = make_project({"shop/__init__.py": "", "shop/cart.py": cart, "shop/other.py": other,
+                         "tests/test_cart.py": TESTS})
+    code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "ruff")), "--set",
+                                 'check_files=["shop/cart.py"]')
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["ruff::shop/cart.py::F401"]
+    assert summary["files_changed"] == ["shop/cart.py"]
+    notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
+    assert "ruff: 1 finding(s) of 1 rule(s) in 1 file(s) are targets; 1 in other files are left as they are " \
+           "(none may be added)" in notes
+
+
 def test_a_findings_fix_that_breaks_a_test_is_never_offered(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     cart = "import sys\n\n\ndef total(prices, discount=0):\n    return sum(prices) - discount\n"

@@ -41,7 +41,8 @@ async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Pat
         assert action.kind == t.CodeActionKind.QuickFix and list(action.diagnostics or ()) == [ruffs]
         assert not any("cSpell" in title or "spelling" in title for title in titles)
         assert action.command is not None
-        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["ruff"]}]
+        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["ruff"],
+                                                   "check_scope": "file"}]
 
         started = await s.command(action.command.command, *action.command.arguments)
         summary = await s.run_finished(started["run_id"])
@@ -55,8 +56,12 @@ async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Pat
 async def test_a_checker_fixloop_does_not_know_is_refused(profile: str, tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
     async with lsp(profile, ws, tmp_path) as s:
-        with pytest.raises(Exception, match="'checks' must be a list of checkers among ruff, mypy"):
+        with pytest.raises(Exception, match="'checks' must be a list of checkers among ruff, mypy, pyright"):
             await s.command("fixloop.fix", {"scope": "workspace", "checks": ["pylint"]})
+        with pytest.raises(Exception, match="'check_scope' must be"):
+            await s.command("fixloop.fix", {"scope": "workspace", "checks": ["ruff"], "check_scope": "everything"})
+        with pytest.raises(Exception, match="'uri' is required"):
+            await s.command("fixloop.fix", {"scope": "workspace", "checks": ["ruff"], "check_scope": "file"})
         uri = s.uri("tests/test_cart.py")
         s.editor.open(uri, TESTS)
         on_test = t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 4)), message="m", source="Ruff")

@@ -100,7 +100,8 @@ export function registerCommands(
     const uri = activePythonUri();
     reportQueued(
       await server.execute<FixResult>("fixloop.fix", {
-        ...(uri ? { uri: uri.toString() } : {}),
+        // In a Python file: that file's findings are the targets (the others are left, none may be added).
+        ...(uri ? { uri: uri.toString(), check_scope: "file" } : {}),
         scope: "workspace",
         checks: picked.map((p) => p.label),
       }),

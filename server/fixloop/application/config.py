@@ -88,6 +88,7 @@ class Settings:
     offline: bool = False
     pytest_args: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()  # checkers whose findings are targets too (`--check ruff`)
+    check_files: tuple[str, ...] = ()  # only the findings in these files are targets (empty: in every file)
     warm_workers: int = 2  # warm pytest fork servers that screen candidates (0: a fresh pytest per candidate)
     plausible_lookahead: int = Limits.plausible_lookahead
     search_factor: float = Limits.search_factor
@@ -268,7 +269,7 @@ PROJECT_RULES: dict[str, tuple[str, str]] = {
     "strategy": (USER, "the order decides what a run costs"),
     "allow_test_edits": (ONLY_FALSE, ""), "offline": (ONLY_TRUE, ""), "pytest_args": (FREE, ""),
     # A check only adds findings a fix must clear and a guard it must keep; the checker runs in the sandbox.
-    "checks": (FREE, ""),
+    "checks": (FREE, ""), "check_files": (FREE, ""),
     "llm.enabled": (ONLY_FALSE, ""), "llm.first": (ONLY_FALSE, ""), "llm.stream": (FREE, ""),
     "llm.model": (USER, "the model decides what you pay"), "llm.roles.reviewer.model": (USER, "the model decides what you pay"),
     "llm.roles.auditor.model": (USER, "the model decides what you pay"),

@@ -177,7 +177,7 @@ def make_ports(task: Task, settings: Settings, runner: PytestRunner, cancelled: 
     tested: TestRunner = runner
     leading: list[Proposer] = []
     if settings.checks:  # findings are targets too: the checker answers them, its own fixes are tried first
-        tested = checked = CheckedRunner(runner, settings.checks, is_test_file)
+        tested = checked = CheckedRunner(runner, settings.checks, is_test_file, frozenset(settings.check_files))
         localizer = CheckedLocalizer(localizer, checked)
         leading = [CheckerFixProposer(checked.findings, checked.tested)]
 

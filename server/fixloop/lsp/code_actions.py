@@ -70,8 +70,8 @@ def checker_of(diagnostic: t.Diagnostic) -> str:
 
 
 def _checker_actions(uri: str, rel: str, asked: list[t.Diagnostic]) -> list[t.CodeAction]:
-    """On a ruff or mypy diagnostic of the project's own code: fix it (and what else that checker finds),
-    keeping the tests passing."""
+    """On a ruff or mypy diagnostic of the project's own code: fix it (and what else that checker finds in this
+    file; the other files' findings are left, and none may be added), keeping the tests passing."""
     if is_test_file(rel):
         return []  # test files are not fixloop's to change
     actions: list[t.CodeAction] = []
@@ -79,7 +79,7 @@ def _checker_actions(uri: str, rel: str, asked: list[t.Diagnostic]) -> list[t.Co
         if tool:
             mine = [d for d in asked if checker_of(d) == tool]
             actions.append(_action(f"Fix with fixloop ({tool}, tests kept passing)", t.CodeActionKind.QuickFix,
-                                   FIX, {"uri": uri, "scope": "workspace", "checks": [tool]}, mine))
+                                   FIX, {"uri": uri, "scope": "workspace", "checks": [tool], "check_scope": "file"}, mine))
     return actions
 
 

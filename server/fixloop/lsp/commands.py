@@ -75,6 +75,21 @@ def fix_checks(arg: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(checks))
 
 
+def check_files(editor: Editor, arg: Mapping[str, Any]) -> tuple[str, ...]:
+    """`"check_scope": "file"`: only the findings in `uri`'s file are targets (the diagnostic's file, the file
+    the user is in); "workspace" (the default): every file's."""
+    scope = arg.get("check_scope", "workspace")
+    if scope not in ("workspace", "file"):
+        raise BadInput(f"{FIX}: 'check_scope' must be \"workspace\" or \"file\", got {scope!r:.40}")
+    if scope == "workspace":
+        return ()
+    root = editor.root()
+    uri = text_field(arg, "uri", FIX, required=True)
+    if root is None or uri is None:
+        raise BadInput("no workspace folder is open: open the project's folder to fix it")
+    return (relative_path(root, uri),)
+
+
 def fix_scope(editor: Editor, arg: Mapping[str, Any]) -> Scope:
     """The contract's scopes -> the loop's: workspace, the tests of a file, one node id, the test at a position."""
     root = editor.root()
@@ -191,7 +206,7 @@ def handlers(editor: Editor, runs: RunManager, review: Reviewer, diagnostics: Di
     return {
         FIX: lambda arg: runs.submit(fix_scope(editor, {k: v for k, v in arg.items() if k != "scope"})
                                      if "goal" in arg else fix_scope(editor, arg), fix_goal(editor, arg),
-                                     seed=fix_seed(arg), checks=fix_checks(arg)),
+                                     seed=fix_seed(arg), checks=fix_checks(arg), check_files=check_files(editor, arg)),
         CANCEL: lambda arg: {"cancelled": runs.cancel(text_field(arg, "run_id", CANCEL))},
         SHOW_RUN: lambda arg: past.show_run(text_field(arg, "run_id", SHOW_RUN)),
         ACCEPT: lambda arg: review.accept(text_field(arg, "run_id", ACCEPT), hunk_ids(arg, ACCEPT)),

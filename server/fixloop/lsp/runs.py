@@ -76,6 +76,7 @@ class Request:
     goal: Goal | None = None  # goal mode: the problem in words (docs/protocol.md "Goal mode")
     seed: int | None = None  # replays a logged run's random choices; otherwise they follow from run_id
     checks: tuple[str, ...] = ()  # checkers whose findings are targets too, besides the settings' `checks`
+    check_files: tuple[str, ...] = ()  # only the findings in these files are targets (empty: every file's)
 
 
 @dataclass
@@ -106,7 +107,8 @@ class RunManager:
 
     # ---- requests from commands -------------------------------------------------------------
     def submit(self, scope: Scope, goal: Goal | None = None, factory: SessionFactory | None = None,
-               run_id: str = "", seed: int | None = None, checks: tuple[str, ...] = ()) -> dict[str, Any]:
+               run_id: str = "", seed: int | None = None, checks: tuple[str, ...] = (),
+               check_files: tuple[str, ...] = ()) -> dict[str, Any]:
         """Start (or queue) a fix run (in goal mode with `goal`), or with `factory` another session that
         ends like one."""
         if self.editor.root() is None:
@@ -117,7 +119,8 @@ class RunManager:
         if refused:  # before any copy is made
             self.editor.show(t.MessageType.Error, f"fixloop: {refused}")
             raise BadInput(refused)
-        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory, seed=seed, checks=checks)
+        request = Request(run_id or new_run_id(), scope, goal=goal, factory=factory, seed=seed, checks=checks,
+                          check_files=check_files)
         if self.active is None:
             request.overlays = self._overlays()
             self.active = Active(request)
@@ -251,6 +254,8 @@ class RunManager:
         settings = run_settings(config)
         if request.checks:
             settings = dataclasses.replace(settings, checks=tuple(dict.fromkeys(settings.checks + request.checks)))
+        if request.check_files:
+            settings = dataclasses.replace(settings, check_files=request.check_files)
         asked = RunRequest(root, settings, request.scope,
                            request.overlays if request.overlays is not None else self._overlays(),
                            config.problems, request.seed, request.run_id)

@@ -80,7 +80,7 @@ function M.fix_checks(bufnr, checkers)
       return
     end
   end
-  start_run(bufnr, { scope = 'workspace', checks = checkers })
+  start_run(bufnr, { scope = 'workspace', checks = checkers, check_scope = 'file' })
 end
 
 --- Fix until the test at the cursor passes (the server finds the test at this position).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from fixloop.core.model import Frame, Patch, TestResult
 
@@ -80,17 +80,18 @@ def parse_id(nodeid: str, tools: Iterable[str]) -> tuple[str, str, str] | None:
     return (tool, path, code) if sep and path and code else None
 
 
-def outcomes(tool: str, baseline: Sequence[Finding], now: Sequence[Finding], checked: Iterable[str]
-             ) -> list[TestResult]:
-    """The results of `tool`'s ids: every target of `baseline` and the guard, judged on `now` (the findings
-    after a change; files not in `checked` kept their baseline findings)."""
+def outcomes(tool: str, baseline: Sequence[Finding], now: Sequence[Finding], checked: Iterable[str],
+             targeted: Callable[[str], bool] = lambda path: True) -> list[TestResult]:
+    """The results of `tool`'s ids: every target of `baseline` (in the files `targeted` takes) and the guard
+    (over every file), judged on `now` (the findings after a change; files not in `checked` kept their baseline
+    findings)."""
     rechecked = set(checked)
     current = [f for f in baseline if f.path not in rechecked] + [f for f in now if f.path in rechecked]
     by_target: dict[str, list[Finding]] = {}
     for f in current:
         by_target.setdefault(f.target, []).append(f)
     results = []
-    for target in dict.fromkeys(f.target for f in baseline):
+    for target in dict.fromkeys(f.target for f in baseline if targeted(f.path)):
         left = by_target.get(target, [])
         results.append(_failed(target, left) if left else TestResult(target, "passed"))
     new = _new(baseline, now, rechecked)

@@ -32,10 +32,12 @@ NO_TARGET = "nothing to check"  # the checker asked for paths: the next of its T
 class CheckedRunner:
     """The pytest runner's runs with the checkers' results added. Everything else is the pytest runner's."""
 
-    def __init__(self, inner: PytestRunner, tools: Sequence[str], is_test_file: Callable[[str], bool]) -> None:
+    def __init__(self, inner: PytestRunner, tools: Sequence[str], is_test_file: Callable[[str], bool],
+                 focus: frozenset[str] = frozenset()) -> None:
         self.inner = inner
         self.tools = tuple(t for t in dict.fromkeys(tools) if t in CHECKERS)
         self.is_test_file = is_test_file
+        self.focus = focus  # only findings in these files are targets (empty: every file); all are guarded
         self.baseline: dict[str, list[Finding]] = {}  # tool -> its findings in the project's own files
         self._paths: dict[str, tuple[str, ...]] = {}  # tool -> what it was given to check the whole project
         self._checked: dict[tuple[tuple[str, str], ...], dict[str, list[Finding]]] = {}
@@ -97,7 +99,10 @@ class CheckedRunner:
     # ---- the checkers ----------------------------------------------------------------------------
     def findings(self) -> list[Finding]:
         """The baseline's findings that are targets: in the project's own files, not its tests."""
-        return [f for f in self._all_baseline() if not self.is_test_file(f.path)]
+        return [f for f in self._all_baseline() if not self.is_test_file(f.path) and self._focused(f.path)]
+
+    def _focused(self, path: str) -> bool:
+        return not self.focus or path in self.focus
 
     def _all_baseline(self) -> list[Finding]:
         return [f for found in self.baseline.values() for f in found]
@@ -119,7 +124,7 @@ class CheckedRunner:
         results: list[TestResult] = []
         for tool, found in self.baseline.items():
             rechecked = self._rechecked(tool, patch)
-            ran = outcomes(tool, self._ours(found), self._ours(now.get(tool, [])), rechecked)
+            ran = outcomes(tool, self._ours(found), self._ours(now.get(tool, [])), rechecked, self._focused)
             results += [deleted(r, found, patch) for r in ran if not wanted or r.nodeid in wanted]
         return dataclasses.replace(report, results=report.results + tuple(results))
 
@@ -145,11 +150,14 @@ class CheckedRunner:
                 self.inner.notes.append(f"--check {tool}: {found}; the run goes on without it")
                 continue
             self.baseline[tool] = found
-            ours = self._ours(found)
+            ours = [f for f in self._ours(found) if self._focused(f.path)]
             targets = {f.target for f in ours}
-            self.inner.notes.append(f"{tool}: {len(ours)} finding(s) of {len(targets)} rule(s) in "
-                                    f"{len({f.path for f in ours})} file(s) are targets" if ours else
-                                    f"{tool}: no findings")
+            elsewhere = len(self._ours(found)) - len(ours)
+            self.inner.notes.append((f"{tool}: {len(ours)} finding(s) of {len(targets)} rule(s) in "
+                                     f"{len({f.path for f in ours})} file(s) are targets" if ours else
+                                     f"{tool}: no findings" + (" in " + ", ".join(sorted(self.focus)) if self.focus else ""))
+                                    + (f"; {elsewhere} in other files are left as they are (none may be added)"
+                                       if elsewhere else ""))
 
     def _roots(self) -> tuple[str, ...]:
         """The folders and top-level modules that hold the project's own code (not its tests, docs or setup)."""
