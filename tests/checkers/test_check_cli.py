@@ -35,6 +35,15 @@ def _fix(root: Path, tmp_path: Path, python: str, *more: str) -> tuple[int, dict
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
 
+def _labels(make_project: Callable[..., Path], pyproject: str) -> Path:
+    """A project whose `shelf_label` passes its arguments the wrong way round (a type error, no failing test)."""
+    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
+    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
+    return make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests,
+                         "pyproject.toml": pyproject})
+
+
 def _events(summary: dict[str, Any]) -> list[dict[str, Any]]:
     lines = (Path(summary["run_dir"]) / "events.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
@@ -147,11 +156,7 @@ def test_a_pyright_error_is_fixed_by_the_search_and_the_tests_still_pass(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     """pyright from the project's environment (its wheel carries pyright, run by the machine's node) in the sandbox,
     with the project's own configuration naming what it checks."""
-    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
-              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
-    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
-    root = make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests,
-                         "pyproject.toml": "[tool.pyright]\ninclude = ['shop']\n"})
+    root = _labels(make_project, "[tool.pyright]\ninclude = ['shop']\n")
     code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "pyright")), "--check", "pyright")
     assert code == 0, stderr
     assert summary["status"] == "fixed", summary["message"]
@@ -178,11 +183,7 @@ def test_a_mypy_configuration_that_names_its_files_checks_every_candidate(
         make_project: Callable[..., Path], tmp_path: Path) -> None:
     """`[tool.mypy] files = ...`: mypy is run with no paths, for the baseline and for each candidate alike (a
     candidate not checked would clear every mypy target)."""
-    labels = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
-              "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
-    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
-    root = make_project({"shop/__init__.py": "", "shop/labels.py": labels, "tests/test_labels.py": tests,
-                         "pyproject.toml": "[tool.mypy]\nfiles = ['shop']\n"})
+    root = _labels(make_project, "[tool.mypy]\nfiles = ['shop']\n")
     code, summary, stderr = _fix(root, tmp_path, project_python(("pytest", "mypy")), "--check", "mypy")
     assert code == 0, stderr
     assert summary["status"] == "fixed" and summary["failing_before"] == ["mypy::shop/labels.py::arg-type"]

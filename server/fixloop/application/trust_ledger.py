@@ -11,13 +11,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
 from fixloop.core.trust import Ledger
+from fixloop.kit.replace_file import replace_text
 
 T = TypeVar("T")
 MAX_BYTES = 4_000_000
@@ -85,16 +85,4 @@ class LedgerFile:
         return Ledger()
 
     def _write(self, ledger: Ledger) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(ledger.to_json(), fh, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_text(self.path, json.dumps(ledger.to_json(), indent=1))

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import datetime
 import html
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from fixloop import __version__
 from fixloop.application.history.text import headline
 from fixloop.application.history.store import History
+from fixloop.kit.replace_file import replace_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """
@@ -129,16 +128,5 @@ def write_report(out: Path, h: History, k: dict[str, Any]) -> tuple[Path, str]:
     page, note = build(h, k)
     target = out.expanduser().resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".fixloop-report.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_text(target, page, 0o644)
     return target, note

@@ -11,13 +11,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from fixloop.application.history import files, record
+from fixloop.kit.replace_file import replace_text
 
 log = logging.getLogger("fixloop.run_history")
 CACHE_VERSION = 3  # 2: records carry the run's strategy; 3: the KPIs count fixes by source
@@ -44,17 +44,7 @@ class History:
 
 def _write_json(path: Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, separators=(",", ":"))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_text(path, json.dumps(obj, separators=(",", ":")))
 
 
 def _read_json(path: Path) -> Any:
