@@ -66,6 +66,17 @@ test("a workspace never sets the interpreter, sandbox, memory location, model or
     "fixloop.pythonPath", "fixloop.sandbox.backend"]);
 });
 
+test("a workspace never grants itself fixes applied without asking; the user's own value goes through", () => {
+  const seen: { [key: string]: Inspected } = {
+    "trust.after": { globalValue: 3, workspaceValue: 1 },
+    "trust.model": { workspaceFolderValue: true },
+  };
+  const scoped = scopedSettings((key) => seen[key]);
+  assert.deepEqual(scoped.user, { trust: { after: 3 } });
+  assert.deepEqual(scoped.workspace, {});
+  assert.deepEqual(scoped.ignored.sort(), ["fixloop.trust.after", "fixloop.trust.model"]);
+});
+
 test("the user-only keys a settings file sets are found, with comments, trailing commas, nested or not", () => {
   const text = `{
     // the repository's settings
