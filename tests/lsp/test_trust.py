@@ -48,12 +48,12 @@ def _ledger(tmp_path: Path) -> dict[str, Any]:
     return json.loads((tmp_path / "data" / "fixloop" / "trust.json").read_text())
 
 
-@pytest.mark.e2e  # three fix runs in the sandbox
-async def test_grant_use_and_undo_of_a_trust_grant(profile: str, tmp_path: Path) -> None:
+@pytest.mark.e2e  # three fix runs in the sandbox; VS Code's profile (real Neovim: editors/neovim/tests/test_trust.lua)
+async def test_grant_use_and_undo_of_a_trust_grant(tmp_path: Path) -> None:
     ws = project(tmp_path)
     buggy = (ws / PRICING).read_text()
     env = {"XDG_DATA_HOME": str(tmp_path / "data")}
-    async with lsp(profile, ws, tmp_path, options=_options(), env=env) as s:
+    async with lsp("visual-studio-code", ws, tmp_path, options=_options(), env=env) as s:
         asked = _answering(s, {"Apply fixes like this": GRANT, "without asking (": "Keep"})
         uri = s.uri(PRICING)
         s.editor.open(uri, buggy)

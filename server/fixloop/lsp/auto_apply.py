@@ -100,7 +100,10 @@ class AutoApplier:
             log.exception("asking about the applied fix failed")
             return
         if answer == UNDO_ACTION and proposal.run_id in self._watched:
-            await self.undo(proposal.run_id)
+            try:
+                await self.undo(proposal.run_id)
+            except BadInput as e:  # the lines changed since: the editor's own undo is left
+                self.review.editor.show(t.MessageType.Warning, f"fixloop: {e}")
 
     async def undo(self, run_id: str | None) -> dict[str, Any]:
         """Put back what a fix applied without asking replaced; its hunks become rejected, its grant ends."""
