@@ -212,3 +212,18 @@ def test_a_run_narrowed_to_one_test_offers_no_fix_that_breaks_the_rest_of_the_su
     assert len(unpatched) == 1
     if isinstance(runner, PairedRunner):  # before and after at once, for the first candidate only
         assert [p.changes[0].after for p in runner.pairs] == [BREAKS_DEC]
+
+
+def test_a_test_too_dear_for_the_spectrum_is_passed_over_not_the_end_of_the_choice() -> None:
+    """The second failing test imports numpy (0.8 s); the sixty after it take 10 ms each: they are recorded,
+    not just the first failing test, whose every line would then look as suspect as the fault."""
+    failing = [TestResult("tests/test_a.py::test_bad0", "failed", duration=0.01),
+               TestResult("tests/test_a.py::test_numpy", "failed", duration=0.8),
+               *(TestResult(f"tests/test_a.py::test_bad{i}", "failed", duration=0.01) for i in range(1, 60))]
+    passing = [TestResult("tests/test_a.py::test_pandas", "passed", duration=0.9),
+               *(TestResult(f"tests/test_a.py::test_ok{i}", "passed", duration=0.01) for i in range(100))]
+    chosen = focus(TestReport((*failing, *passing)), frozenset(r.nodeid for r in failing))
+    assert "tests/test_a.py::test_numpy" not in chosen and "tests/test_a.py::test_pandas" not in chosen
+    # a second of tests: the first failing test, about half a second of the others, the rest passing ones
+    assert 45 <= sum(t.startswith("tests/test_a.py::test_bad") for t in chosen) <= 50
+    assert 45 <= sum(t.startswith("tests/test_a.py::test_ok") for t in chosen) <= 51

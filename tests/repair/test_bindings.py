@@ -214,3 +214,67 @@ def test_a_lambda_parameter_is_not_the_constant_of_the_same_name() -> None:
     text = "x = 3\nLIMIT = 4\n\n\ndef f(items):\n    return sorted(items, key=lambda x: x % LIMIT)\n"
     out = with_bindings((Suspect("m.py", 6, 1.0),), {"m.py": text}, is_test)
     assert {s.line for s in out} == {2, 6}
+
+
+def test_values_reached_through_a_default_an_init_parameter_and_an_augmented_read() -> None:
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/defaults.py": "KEEP_NEWLINE = True\n",
+        "pkg/env.py": src('''
+            from .defaults import KEEP_NEWLINE
+
+
+            class Env:
+                def __init__(self, keep=KEEP_NEWLINE, width=80):
+                    self.keep = keep
+                    self.width = width
+
+                def render(self, text):
+                    return text if self.keep else text.rstrip()
+
+
+            def step(tokens, idx=-1):
+                idx += 1
+                return tokens[idx:]
+        '''),
+    }
+    env = sources["pkg/env.py"]
+    render, sig, augmented, step = lines_of(env, "return text if", "def __init__", "idx += 1", "def step")
+    out = with_bindings((Suspect("pkg/env.py", render, 1.0),), sources, is_test)
+    found = {(s.path, s.line): s for s in out}
+    # self.keep was set in __init__ from a parameter with a default, and that default names a constant.
+    assert "default of keep (self.keep)" in found[("pkg/env.py", sig)].reason
+    assert ("pkg/defaults.py", 1) in found and found[("pkg/defaults.py", 1)].score < found[("pkg/env.py", sig)].score
+    # `idx += 1` reads idx: its default is a suspect.
+    out = with_bindings((Suspect("pkg/env.py", augmented, 1.0),), sources, is_test)
+    assert ("pkg/env.py", step) in {(s.path, s.line) for s in out}
+    # A suspect far down the list is followed too (a value every test reads ranks its readers low).
+    far = tuple(Suspect("pkg/env.py", render, 0.9 - i / 1000) for i in range(60)) + (Suspect("pkg/env.py", augmented, 0.01),)
+    assert ("pkg/env.py", step) in {(s.path, s.line) for s in with_bindings(far, sources, is_test)}
+
+
+def test_an_attribute_copied_from_another_objects_attribute_is_followed_to_its_default() -> None:
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/defaults.py": "KEEP_NEWLINE = True\n",
+        "pkg/env.py": "from .defaults import KEEP_NEWLINE\n\n\nclass Env:\n"
+                      "    def __init__(self, keep=KEEP_NEWLINE):\n        self.keep = keep\n",
+        "pkg/lexer.py": src('''
+            import typing as t
+
+            if t.TYPE_CHECKING:  # imported for annotations only: still where `env.keep` comes from
+                from .env import Env
+
+
+            class Lexer:
+                def __init__(self, env):
+                    self.keep = env.keep
+                    self.loop = self.loop
+
+                def lex(self, text):
+                    return text if self.keep and self.loop else text.rstrip()
+        '''),
+    }
+    lex = lines_of(sources["pkg/lexer.py"], "return text if")[0]
+    found = {(s.path, s.line) for s in with_bindings((Suspect("pkg/lexer.py", lex, 1.0),), sources, is_test)}
+    assert {("pkg/env.py", 5), ("pkg/defaults.py", 1)} <= found  # and the cycle `self.loop = self.loop` ends

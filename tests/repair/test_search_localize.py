@@ -250,3 +250,45 @@ def test_an_assertion_in_the_test_points_at_the_functions_it_calls_wherever_they
     suspects = TracebackLocalizer(lambda p: p.startswith("tests/")).localize(Report((failure,)), sources, ())
     assert {(s.path, s.line) for s in suspects} == {("shop/geo.py", 2), ("shop/geo.py", 3), ("shop/sums.py", 2)}
     assert all(s.score == 0.3 and "is called by tests/test_m.py::test_t" in s.reason for s in suspects)
+
+
+TIED = "LIMIT = 7\n\n\ndef f(a, b, c, d):\n" + "".join(f"    x{i} = a + b * c - d < {i}\n" for i in range(12)) + \
+    "    return min(x0, LIMIT)\n"
+
+
+def test_a_value_bound_at_import_gets_a_share_of_the_front_and_no_more() -> None:
+    from fixloop.engines.repair.search import BOUND_SLOTS, with_bound_share
+
+    # Twelve tied body lines of many operators each, and the constant they read, scored a little lower:
+    # ranked alone, the constant's edits would wait behind every operator at every tied line.
+    suspects = tuple(Suspect("m.py", n, 0.8) for n in range(5, 18)) + (Suspect("m.py", 1, 0.7),)
+    patches = list(MutationProposer(max_pairs=0).propose(ctx_for({"m.py": TIED}, suspects)))
+    at_constant = [i for i, p in enumerate(patches) if p.meta["line"] == 1]
+    assert at_constant and at_constant[0] < 4 and len(patches) > 100
+    # The share is bounded: the generic order keeps its sequence and goes back at most BOUND_SLOTS places.
+    order = [Candidate("m.py", n, (TextEdit(n, n, ""),), "op", str(n), 1.0 - n / 1000) for n in range(200)]
+    bound = lambda c: c.line % 10 == 9  # noqa: E731
+    shared = with_bound_share(order, bound)
+    generic = [c for c in shared if not bound(c)]
+    assert generic == [c for c in order if not bound(c)]
+    assert all(shared.index(c) - order.index(c) <= BOUND_SLOTS for c in generic)
+    assert [c.line for c in shared[:12]] == [0, 1, 2, 9, 3, 4, 5, 19, 6, 7, 8, 29]
+
+
+def test_a_result_one_away_puts_the_offsets_first() -> None:
+    from fixloop.engines.repair.steer import steering
+
+    src = "def pages(items, per):\n    full = len(items) // per\n    return full if per > 0 else 0\n"
+    suspects = (Suspect("m.py", 2, 1.0), Suspect("m.py", 3, 1.0))
+
+    def first(message: str) -> str:
+        failure = Result("tests/test_m.py::t", "failed", exc_type="AssertionError", message=message)
+        return next(iter(MutationProposer().propose(ctx_for({"m.py": src}, suspects, failures=(failure,))))).operator
+
+    offsets = ("return_offset", "argument_offset", "operand_offset", "assignment_offset", "integer_nudge", "bound_nudge")
+    assert first("assert 2 == 7") not in offsets  # no shape: the catalog's own order
+    assert first("assert 2 == 3") in offsets
+    one_more = Result("t", "failed", exc_type="AssertionError", message="assert 'abc' == 'abcd'")
+    assert steering([one_more])["operand_offset"] > 1
+    assert steering([Result("t", "failed", exc_type="AssertionError", message="assert [1, 2] == [0, 1, 2]")])
+    assert not steering([Result("t", "failed", exc_type="AssertionError", message="assert 'abc' == 'xbcd'")])

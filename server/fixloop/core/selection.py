@@ -75,17 +75,18 @@ def focus(baseline: TestReport, failing: frozenset[str]) -> tuple[str, ...]:
     # The other failing tests take at most half of what is left when passing ones are there to take: with
     # sixty failing tests and none passing beside them, every line a failing test runs looks as suspect.
     others = budget / 2 if passing else budget
+    # A test too dear for what is left is passed over, not the end of the choice: the first test to import a
+    # heavy module (numpy) takes that import's time, and stopping there recorded one failing test of 142,
+    # which makes every line it ran look as suspect as the fault.
     for r in failed[1:]:
-        if took(r) > others:
-            break
-        others -= took(r)
-        budget -= took(r)
-        chosen.append(r.nodeid)
+        if took(r) <= others:
+            others -= took(r)
+            budget -= took(r)
+            chosen.append(r.nodeid)
     for r in passing:
-        budget -= took(r)
-        if budget < 0:
-            break
-        chosen.append(r.nodeid)
+        if took(r) <= budget:
+            budget -= took(r)
+            chosen.append(r.nodeid)
     # Failing tests last: a cache or lazy set-up fills in whichever test needs it first, and its lines
     # would otherwise look as if only a failing test ran them.
     return tuple([t for t in chosen if t not in failing] + [t for t in chosen if t in failing])

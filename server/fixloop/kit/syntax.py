@@ -219,7 +219,7 @@ def _imported_names(statement: Node) -> list[str]:
 
 def local_names(scope: Node) -> list[str]:
     """Parameters and names assigned in a function (nested definitions excluded), first seen first."""
-    return _bound_names(scope)
+    return list(_locals_of(scope))
 
 
 _locals_of = ByText(_bound_names, 1_024)  # asked at every node a replacement may go

@@ -11,7 +11,10 @@ read them, scored from those lines' suspicion:
 - `self.NAME`, `cls.NAME` or `Class.NAME` of a class-level assignment (in the class or its bases), and
   `obj.NAME` of a class attribute that exactly one class of the module and its imports defines (a
   dataclass field read through an instance);
-- the defaults a call on the line leaves to the function it calls (weaker: the callee may not read it).
+- `self.NAME` set in `__init__` from a parameter with a default: that default; set from `other.NAME2`:
+  what that is bound to, as far as COPIES such steps;
+- the defaults a call on the line leaves to the function it calls (weaker: the callee may not read it);
+- and, when the value found is itself a module constant's name (`size=DEFAULT_SIZE`), that constant too.
 """
 
 from __future__ import annotations
@@ -26,7 +29,11 @@ from fixloop.core.model import Suspect
 from fixloop.engines.repair.literals import CONSTANT_NAME
 from fixloop.kit.syntax import enclosing, local_names, parameter_name, parse, text_of, walk
 
-READERS = 40  # suspect lines whose reads are followed (the proposer looks no further down the list)
+# Suspect lines whose reads are followed. Far down the list too: a value every test reads (a default, a
+# padding constant) is read on lines that passing tests run as well, so those lines rank low, while the
+# binding they read is the fault; the proposer gives bindings their own share of the order (mutate.py).
+READERS = 400
+COPIES = 3  # `self.a = other.b` steps followed from one read
 MAX_LINES = 12  # lines of one value that become suspects (a long table is data, not a one-token slip)
 LITERALS = ("integer", "float", "string", "true", "false", "none")
 # How likely a binding read by a suspicious line is the fault, relative to that line.
@@ -119,7 +126,9 @@ def _module_level(root: Node) -> Iterable[Node]:
             inner = node.child_by_field_name("definition")
             if inner is not None:
                 yield inner
-        elif node.type in BRANCHES:
+        elif node.type == "block":  # a branch's statements
+            stack.extend(reversed(node.named_children))
+        elif node.type in BRANCHES:  # its blocks and clauses, not its condition
             stack.extend(reversed([c for c in node.named_children if c.type in BRANCHES]))
         else:
             yield node
@@ -132,6 +141,8 @@ class Project:
         self.sources = sources
         self.is_test_file = is_test_file
         self._modules: dict[str, Module] = {}
+        self._inits: dict[tuple[str, int], dict[str, tuple[str, Node]]] = {}
+        self._following: set[tuple[str, int]] = set()
 
     def module(self, path: str) -> Module:
         if path not in self._modules:
@@ -162,11 +173,17 @@ class Project:
         while fn is not None:
             default = _defaults(fn).get(name)
             if default is not None:
-                return self._binding(mod.path, default, f"default of {name}", DEFAULT)
+                return self._binding(mod.path, default, f"default of {name}", DEFAULT) + self._named(mod, default)
             if name in local_names(fn):
                 return []  # a local or a parameter without a default: bound at run time
             fn = enclosing(fn, "function_definition")
         return self._constant(mod, name, 0)
+
+    def _named(self, mod: Module, value: Node) -> list[Binding]:
+        """The module constant a value names (`size=DEFAULT_SIZE`): its own binding, one step further away."""
+        if value.type != "identifier":
+            return []
+        return [Binding(b.path, b.lines, b.what, b.factor * CONSTANT) for b in self._constant(mod, text_of(value), 0)]
 
     def _constant(self, mod: Module, name: str, depth: int) -> list[Binding]:
         if name in mod.constants:
@@ -218,7 +235,10 @@ class Project:
         for stmt in _module_level(body) if body is not None else ():
             left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
             if stmt.type == "assignment" and left is not None and right is not None and text_of(left) == name:
-                return self._binding(mod.path, right, f"{cname}.{name}", ATTRIBUTE)
+                return self._binding(mod.path, right, f"{cname}.{name}", ATTRIBUTE) + self._named(mod, right)
+        init = self._set_in_init(mod, body, name) if body is not None else []
+        if init:
+            return init
         supers = cls.child_by_field_name("superclasses")
         for base in supers.named_children if supers is not None and depth < 3 else ():
             if base.type != "identifier":
@@ -233,11 +253,31 @@ class Project:
                 return found
         return []
 
+    def _set_in_init(self, mod: Module, body: Node, name: str) -> list[Binding]:
+        """`self.NAME = param` in the class's `__init__`, `param` having a default: that default (and the
+        constant it names); `self.NAME = other.NAME2`: what `other.NAME2` is bound to, one step further."""
+        key = (mod.path, body.start_byte)
+        if key not in self._inits:
+            self._inits[key] = _init_values(body)
+        found = self._inits[key].get(name)
+        if found is None:
+            return []
+        param, value = found
+        if param:
+            return self._binding(mod.path, value, f"default of {param} (self.{name})", ATTRIBUTE) + self._named(mod, value)
+        if (mod.path, value.start_byte) in self._following or len(self._following) >= COPIES:
+            return []  # a cycle of attributes copied from each other, or a chain too long to mean much
+        self._following.add((mod.path, value.start_byte))
+        try:
+            return [Binding(b.path, b.lines, b.what, b.factor * ATTRIBUTE) for b in self._attribute(mod, value)]
+        finally:
+            self._following.discard((mod.path, value.start_byte))
+
     def _shared(self, mod: Module, name: str) -> list[Binding]:
         """`obj.NAME` on an object of unknown class: the class attribute, when only one class around has it."""
         places = [mod] + [self.module(p) for p in self._imported_paths(mod)]
-        hits = [b for m in places for cls in m.classes.values() for b in self._class_attribute(m, cls, name, 3)]
-        return [Binding(b.path, b.lines, b.what, SHARED) for b in hits] if len(hits) == 1 else []
+        hits = [found for m in places for cls in m.classes.values() if (found := self._class_attribute(m, cls, name, 3))]
+        return [Binding(b.path, b.lines, b.what, b.factor / ATTRIBUTE * SHARED) for b in hits[0]] if len(hits) == 1 else []
 
     def _imported_paths(self, mod: Module) -> list[str]:
         paths = {self.resolve(mod.path, spec) for spec, _ in mod.imports.values()}
@@ -308,6 +348,25 @@ def _parameters(fn: Node) -> list[tuple[str, Node | None]]:
     return out
 
 
+def _init_values(body: Node) -> dict[str, tuple[str, Node]]:
+    """What a class's `__init__` sets: attribute -> (parameter, its default) for `self.attribute = parameter`
+    with a default, ("", the attribute read) for `self.attribute = other.name`."""
+    init = next((n for n in body.named_children if n.type == "function_definition"
+                 and text_of(n.child_by_field_name("name") or n) == "__init__"), None)
+    defaults = _defaults(init) if init is not None else {}
+    out: dict[str, tuple[str, Node]] = {}
+    for node in walk(init) if init is not None else ():
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if node.type != "assignment" or left is None or right is None or left.type != "attribute" \
+                or not text_of(left).startswith("self."):
+            continue
+        if right.type == "identifier" and text_of(right) in defaults:
+            out.setdefault(text_of(left)[5:], (text_of(right), defaults[text_of(right)]))
+        elif right.type == "attribute":
+            out.setdefault(text_of(left)[5:], ("", right))
+    return out
+
+
 def _defaults(fn: Node) -> dict[str, Node]:
     params = fn.child_by_field_name("parameters")
     out: dict[str, Node] = {}
@@ -334,5 +393,5 @@ def _is_read(node: Node) -> bool:
     if parent.type in ("function_definition", "class_definition", "dotted_name", "aliased_import", "global_statement",
                        "nonlocal_statement", "import_from_statement"):
         return False
-    return not (parent.type in ("assignment", "augmented_assignment", "for_statement")
-                and parent.child_by_field_name("left") == node)
+    # `x += 1` reads x; `x = 1` and `for x in` do not.
+    return not (parent.type in ("assignment", "for_statement") and parent.child_by_field_name("left") == node)

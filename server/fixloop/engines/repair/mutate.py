@@ -14,12 +14,15 @@ from fixloop.core.ports import ProposalContext
 from fixloop.engines.repair.candidate import Candidate
 from fixloop.engines.repair.catalog import OPERATORS
 from fixloop.core.ports import EXPLORE_PREFIX
-from fixloop.engines.repair.search import (PAIR_LINES, editable, explore_first, pair_candidates, ranked, realize,
-                     single_candidates, varied)
+from fixloop.engines.repair.search import (PAIR_LINES, at_import, editable, explore_first, pair_candidates, ranked,
+                                          realize, single_candidates, varied, with_bound_share)
 from fixloop.engines.repair.steer import steered, steering
 from fixloop.engines.repair.templates import TEMPLATE_SCORE, Site, template_fixes
+from fixloop.kit.syntax import code_lines
 
 __all__ = ["MutationProposer"]
+
+MAX_BOUND_LINES = 40  # suspect lines bound at import (defaults, constants, class attributes) given operators
 
 
 def run_priors(ctx: ProposalContext) -> dict[str, float]:
@@ -58,13 +61,17 @@ class MutationProposer:
 
     def propose(self, ctx: ProposalContext) -> Iterator[Patch]:
         suspects = [s for s in ctx.suspects if s.path in ctx.sources and not ctx.is_test_file(s.path)]
-        lines_by_path = self._line_scores(suspects[: self.max_suspect_lines], ctx.sources)
+        # Values bound at import are few and are read far down the list: they are not cut with the body lines.
+        bound = [s for s in suspects if s.line not in code_lines(ctx.sources[s.path])]
+        body = [s for s in suspects if s.line in code_lines(ctx.sources[s.path])]
+        lines_by_path = self._line_scores(body[: self.max_suspect_lines] + bound[:MAX_BOUND_LINES], ctx.sources)
         seen: set[str] = set()
-        self._made: dict[tuple[str, str], Candidate] = {}
+        self._made = {}
         exposure = {(s.path, s.line): s.passing for s in ctx.suspects}
 
         failures = [r for r in ctx.baseline.failed if not ctx.target_tests or r.nodeid in ctx.target_tests]
-        priors = steered(run_priors(ctx), steering(failures))
+        learned = run_priors(ctx)
+        priors = steered(learned, steering(failures))
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
         fixes = [f.rescored(f.score * float(priors.get(f.operator, 1.0))) for f in template_fixes(sites, ctx.sources)]
@@ -74,7 +81,9 @@ class MutationProposer:
         singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
             singles.extend(single_candidates(path, ctx.sources[path], scores, priors))
-        yield from self._patches(explore_first(varied(singles), priors), ctx.sources, seen, "", exposure)
+        # An exploring draw stands in for the learned factors only: the failure's own steering stays.
+        order = with_bound_share(explore_first(varied(singles), learned), lambda c: at_import(c, ctx.sources))
+        yield from self._patches(order, ctx.sources, seen, "", exposure)
         yield from self._patches(self._pairs(ctx, singles), ctx.sources, seen, "pair", exposure)
 
     def _pairs(self, ctx: ProposalContext, singles: list[Candidate]) -> Iterator[Candidate]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from fixloop.core.ports import EXPLORE_PREFIX
 from fixloop.core.patch import TextEdit, apply_edits
@@ -83,6 +83,40 @@ def single_candidates(path: str, text: str, line_scores: Mapping[int, float], pr
             if line not in code and node.type != "function_definition" and m.operator in STATEMENT_OPERATORS:
                 continue  # a statement that runs at import is a binding: its value may be wrong, not its form
             out.append(Candidate.of(path, line, m, score * prior(m.operator, priors) * m.weight))
+    return out
+
+
+BOUND_EVERY = 4  # at least one candidate in this many edits a value bound at import, while there are any
+BOUND_SLOTS = 24  # most such candidates moved forward: generic candidates go back by at most this many
+
+
+def at_import(candidate: Candidate, sources: Mapping[str, str]) -> bool:
+    """Whether the candidate edits a value bound at import (a default, a constant, a class attribute)."""
+    text = sources[candidate.path]
+    code = code_lines(text)
+    return all(text.count("\n", 0, e.start) + 1 not in code for e in candidate.edits)
+
+
+def with_bound_share(order: list[Candidate], bound: Callable[[Candidate], bool], every: int = BOUND_EVERY,
+                     slots: int = BOUND_SLOTS) -> list[Candidate]:
+    """`order` with values bound at import given a share of the front: a function body's lines tie by the
+    dozen on real code, and an edit to the default or constant they all read (scored from one reader)
+    would otherwise wait behind every operator at every tied line. Each of the first `slots` such
+    candidates goes where it ranks or at the next `every`-th place, whichever is earlier."""
+    rest = [(i, c) for i, c in enumerate(order) if not bound(c)]
+    early = [(i, c) for i, c in enumerate(order) if bound(c)]
+    out: list[Candidate] = []
+    moved, r, e = 0, 0, 0
+    while r < len(rest) or e < len(early):
+        if e < len(early) and (r == len(rest) or early[e][0] < rest[r][0]):
+            out.append(early[e][1])  # where it ranks anyway
+            e += 1
+        elif e < len(early) and moved < slots and (len(out) + 1) % every == 0:
+            out.append(early[e][1])  # moved forward to its share
+            e, moved = e + 1, moved + 1
+        else:
+            out.append(rest[r][1])
+            r += 1
     return out
 
 
