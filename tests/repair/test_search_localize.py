@@ -264,7 +264,7 @@ def test_a_value_bound_at_import_gets_a_share_of_the_front_and_no_more() -> None
     suspects = tuple(Suspect("m.py", n, 0.8) for n in range(5, 18)) + (Suspect("m.py", 1, 0.7),)
     patches = list(MutationProposer(max_pairs=0).propose(ctx_for({"m.py": TIED}, suspects)))
     at_constant = [i for i, p in enumerate(patches) if p.meta["line"] == 1]
-    assert at_constant and at_constant[0] < 4 and len(patches) > 100
+    assert at_constant and at_constant[0] < 8 and len(patches) > 100
     # The share is bounded: the generic order keeps its sequence and goes back at most BOUND_SLOTS places.
     order = [Candidate("m.py", n, (TextEdit(n, n, ""),), "op", str(n), 1.0 - n / 1000) for n in range(200)]
     bound = lambda c: c.line % 10 == 9  # noqa: E731
@@ -272,7 +272,11 @@ def test_a_value_bound_at_import_gets_a_share_of_the_front_and_no_more() -> None
     generic = [c for c in shared if not bound(c)]
     assert generic == [c for c in order if not bound(c)]
     assert all(shared.index(c) - order.index(c) <= BOUND_SLOTS for c in generic)
-    assert [c.line for c in shared[:12]] == [0, 1, 2, 9, 3, 4, 5, 19, 6, 7, 8, 29]
+    # Never in the first seven places (the best generic bets), then one place in four.
+    assert [c.line for c in shared[:12]] == [0, 1, 2, 3, 4, 5, 6, 9, 7, 8, 10, 19]
+    # A bound value scored under half the candidate it would go before waits where it ranks.
+    weak = [c.rescored(c.score / 3) if bound(c) else c for c in order]
+    assert with_bound_share(weak, bound) == weak
 
 
 def test_a_result_one_away_puts_the_offsets_first() -> None:
@@ -292,3 +296,7 @@ def test_a_result_one_away_puts_the_offsets_first() -> None:
     assert steering([one_more])["operand_offset"] > 1
     assert steering([Result("t", "failed", exc_type="AssertionError", message="assert [1, 2] == [0, 1, 2]")])
     assert not steering([Result("t", "failed", exc_type="AssertionError", message="assert 'abc' == 'xbcd'")])
+    # One of them one away and another not: a sentinel (-1, "not found"), not an off-by-one.
+    found_not = [Result("t", "failed", exc_type="AssertionError", message="assert -1 == 0"),
+                 Result("u", "failed", exc_type="AssertionError", message="assert -1 == 4")]
+    assert not steering(found_not) and steering(found_not[:1])

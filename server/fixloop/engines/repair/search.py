@@ -8,8 +8,10 @@ puts at most EXPLORE_MAX candidates ahead of that order.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
+from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Mapping
 
 from fixloop.core.ports import EXPLORE_PREFIX
@@ -88,21 +90,31 @@ def single_candidates(path: str, text: str, line_scores: Mapping[int, float], pr
 
 BOUND_EVERY = 4  # at least one candidate in this many edits a value bound at import, while there are any
 BOUND_SLOTS = 24  # most such candidates moved forward: generic candidates go back by at most this many
+BOUND_FROM = 8  # ...never into the first places: the best generic bets go first (a default the tests only
+# ever use passes them when changed: `width=6 -> 7` for `width - 1 -> width`)
+BOUND_NEAR = 0.5  # ...and only one scored at least this share of the candidate it goes before
 
 
 def at_import(candidate: Candidate, sources: Mapping[str, str]) -> bool:
     """Whether the candidate edits a value bound at import (a default, a constant, a class attribute)."""
     text = sources[candidate.path]
-    code = code_lines(text)
-    return all(text.count("\n", 0, e.start) + 1 not in code for e in candidate.edits)
+    code, starts = code_lines(text), _line_starts(text)
+    return all(bisect.bisect_right(starts, e.start) not in code for e in candidate.edits)
+
+
+@lru_cache(maxsize=64)
+def _line_starts(text: str) -> tuple[int, ...]:
+    """The offset each line starts at: an offset's 1-based line by bisection, asked of every candidate."""
+    return (0, *(m.end() for m in re.finditer("\n", text)))
 
 
 def with_bound_share(order: list[Candidate], bound: Callable[[Candidate], bool], every: int = BOUND_EVERY,
-                     slots: int = BOUND_SLOTS) -> list[Candidate]:
+                     slots: int = BOUND_SLOTS, start: int = BOUND_FROM) -> list[Candidate]:
     """`order` with values bound at import given a share of the front: a function body's lines tie by the
     dozen on real code, and an edit to the default or constant they all read (scored from one reader)
     would otherwise wait behind every operator at every tied line. Each of the first `slots` such
-    candidates goes where it ranks or at the next `every`-th place, whichever is earlier."""
+    candidates goes where it ranks or at the next `every`-th place from `start` on, whichever is earlier,
+    if it is scored at least BOUND_NEAR times the candidate it goes before."""
     rest = [(i, c) for i, c in enumerate(order) if not bound(c)]
     early = [(i, c) for i, c in enumerate(order) if bound(c)]
     out: list[Candidate] = []
@@ -111,7 +123,8 @@ def with_bound_share(order: list[Candidate], bound: Callable[[Candidate], bool],
         if e < len(early) and (r == len(rest) or early[e][0] < rest[r][0]):
             out.append(early[e][1])  # where it ranks anyway
             e += 1
-        elif e < len(early) and moved < slots and (len(out) + 1) % every == 0:
+        elif (e < len(early) and moved < slots and len(out) + 1 >= start and (len(out) + 1) % every == 0
+              and early[e][1].score >= BOUND_NEAR * rest[r][1].score):
             out.append(early[e][1])  # moved forward to its share
             e, moved = e + 1, moved + 1
         else:

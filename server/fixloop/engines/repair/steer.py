@@ -23,6 +23,7 @@ OFF_BY_ONE = 2.0  # one away: the offsets and nudges, which fire at many places,
 def steering(failures: Iterable[TestResult]) -> dict[str, float]:
     """Factors (>1) for the operators the failed assertions point at; {} when they point nowhere."""
     out: dict[str, float] = {}
+    off_by_one: list[bool] = []  # for each assertion of two numbers or two sequences: one away?
 
     def boost(operators: Iterable[str], factor: float) -> None:
         for op in operators:
@@ -38,12 +39,16 @@ def steering(failures: Iterable[TestResult]) -> dict[str, float]:
                 boost(ORDER_OPERATORS, STRONG)
             elif len(actual) == len(expected) > 1 and _same_items(actual, expected):  # type: ignore[arg-type]
                 boost(ORDER_OPERATORS, WEAK)
-            elif _one_more_at_an_end(actual, expected) or _one_more_at_an_end(expected, actual):
-                boost(OFFSET_OPERATORS, WEAK)
+            else:
+                off_by_one.append(_one_more_at_an_end(actual, expected) or _one_more_at_an_end(expected, actual))
         elif _number(actual) and _number(expected) and actual == -expected and actual != 0:  # type: ignore[operator]
             boost(("swap_operands", "augmented_order"), STRONG)
-        elif _number(actual) and _number(expected) and abs(actual - expected) == 1:  # type: ignore[operator]
-            boost(OFFSET_OPERATORS, OFF_BY_ONE)
+        elif _number(actual) and _number(expected):
+            off_by_one.append(abs(actual - expected) == 1)  # type: ignore[operator]
+    # Every such assertion one away, not just one of them: `-1 == 0` beside `-1 == 4` is a "not found",
+    # not an off-by-one.
+    if off_by_one and all(off_by_one):
+        boost(OFFSET_OPERATORS, OFF_BY_ONE)
     return out
 
 
