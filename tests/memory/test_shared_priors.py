@@ -43,7 +43,9 @@ def _a_run(memory: LearningMemory, run_id: str) -> None:
 
 
 def _cinema_report():
-    return failing_report("tests/test_ticket.py::test_senior", "assert 6 == 5", "tests/test_ticket.py", 5)
+    # No values in the message: one away from the expected one would steer the nudges first on its own
+    # (steer.py), and this test is about what B learned from A.
+    return failing_report("tests/test_ticket.py::test_senior", "assert ticket(70) == 5", "tests/test_ticket.py", 5)
 
 
 def _learned(priors: dict[str, float]) -> dict[str, float]:

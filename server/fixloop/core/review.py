@@ -25,10 +25,13 @@ class ReviewSettings:
     enabled: bool = True  # the offline review always, a model's when one is configured and reachable
 
 
-def preference(patch: Patch) -> tuple[int, float]:
-    """Smaller first; among equally small fixes, the one fewer passing tests run (`exposure`, when known)."""
+def preference(patch: Patch) -> tuple[int, bool, float]:
+    """Smaller first; among equally small fixes, one in a body before one to a value bound at import (a
+    default or a constant changes every reader of it: `BULK = 9` passes where `qty >= BULK` is the fix),
+    then the one fewer passing tests run (`exposure`, when known)."""
     exposure = patch.meta.get("exposure", 0)
-    return patch_size(patch), float(exposure) if isinstance(exposure, (int, float)) else 0.0
+    return (patch_size(patch), patch.meta.get("at_import") is True,
+            float(exposure) if isinstance(exposure, (int, float)) else 0.0)
 
 
 def changed_values(before: Calls, after: Calls) -> tuple[int, int]:
@@ -47,7 +50,7 @@ class OfflineReviewer:
 
     def review(self, winner: Numbered, plausible: Sequence[Numbered], ctx: ProposalContext) -> Review:
         number, patch = winner
-        size, exposure = preference(patch)
+        size, _, exposure = preference(patch)
         reach = f", run by {exposure:g} passing test(s)" if exposure else ""
         others = sorted(patch_size(p) for n, p in plausible if n != number)
         if not others:

@@ -144,5 +144,5 @@ class MutationProposer:
             # The overfitting guard prefers, among equally small fixes, the one fewer passing tests run.
             lines = {ln for e in c.edits for ln in _lines_run(sources[c.path], e)}
             meta = {"score": round(c.score, 4), "line": c.line, "kind": kind or "single",
-                    "exposure": max(exposure.get((c.path, ln), 0) for ln in lines)}
+                    "exposure": max(exposure.get((c.path, ln), 0) for ln in lines), "at_import": at_import(c, sources)}
             yield Patch((FileChange(c.path, sources[c.path], after),), self.name, c.operator, c.label, meta)
