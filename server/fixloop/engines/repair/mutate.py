@@ -70,8 +70,8 @@ class MutationProposer:
         exposure = {(s.path, s.line): s.passing for s in ctx.suspects}
 
         failures = [r for r in ctx.baseline.failed if not ctx.target_tests or r.nodeid in ctx.target_tests]
-        learned = run_priors(ctx)
-        priors = steered(learned, steering(failures))
+        learned, steer = run_priors(ctx), steering(failures)
+        priors = steered(learned, steer)
         sites = self._sites(ctx, suspects)
         # A learned prior can demote a template below the aimed ones, into the ranked singles.
         fixes = [f.rescored(f.score * float(priors.get(f.operator, 1.0))) for f in template_fixes(sites, ctx.sources)]
@@ -80,7 +80,11 @@ class MutationProposer:
 
         singles: list[Candidate] = [c for c in fixes if c.score < TEMPLATE_SCORE]
         for path, scores in lines_by_path.items():
-            singles.extend(single_candidates(path, ctx.sources[path], scores, priors))
+            made = single_candidates(path, ctx.sources[path], scores, learned)
+            # What the failed assertion says steers the edits in bodies: a value bound at import changes every
+            # reader of it, not one result by one (`BULK = 9` passes where `qty >= BULK` is the fix).
+            singles.extend(c if at_import(c, ctx.sources) else c.rescored(c.score * steer.get(c.operator, 1.0))
+                           for c in made)
         # An exploring draw stands in for the learned factors only: the failure's own steering stays.
         order = with_bound_share(explore_first(varied(singles), learned), lambda c: at_import(c, ctx.sources))
         yield from self._patches(order, ctx.sources, seen, "", exposure)
