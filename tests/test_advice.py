@@ -3,12 +3,15 @@ Outcomes come from the real loop over the scripted fakes (or are built for setup
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from fixloop.application.advice import Situation, advise
 from fixloop.application.config import Settings
 from fixloop.core.integrity import is_test_file
+from fixloop.core.limits import (SEARCH_CANDIDATES, SEARCH_CEILING, SEARCH_FLOOR, factor_for_twice, search_budget,
+                                  search_time_up)
 from fixloop.core.loop import drive, run
 from fixloop.core.model import Frame, Limits, Outcome, Scope, Status, Task, TestReport, TestResult
 from fixloop.core.ports import Ports
@@ -70,16 +73,39 @@ def test_an_offline_run_names_the_model_key_and_a_narrowed_run_does_not_narrow_a
 
 
 def test_an_offline_search_ends_after_its_share_of_time_and_says_how_to_give_it_more() -> None:
-    """The fake clock ticks a second at each reading: the baseline takes one, so the run may search until it
-    has taken the floor of thirty; it ends there with the setting that gives it more, not at the candidate
-    limit."""
+    """The fake clock ticks a second at each reading: the baseline takes one, so six baselines are less than the
+    floor, and with a second a candidate the search's share of candidates does not fit in the ceiling; it ends
+    there with the setting that gives it more, not at the candidate limit: a factor that doubles the run's time
+    (twice six would still be under the floor)."""
     settings = Settings()
-    outcome = _outcome(settings.limits(), n=40)
+    outcome = _outcome(settings.limits(), n=SEARCH_CANDIDATES)
     assert (outcome.status, outcome.stopped_by) == (Status.LIMITS, "search_factor")
-    assert 0 < outcome.candidates_evaluated < 40
-    assert "when the run had taken 30 s (search_factor = 6 times the baseline's 1.0 s)" in outcome.message
+    assert 0 < outcome.candidates_evaluated < SEARCH_CANDIDATES
+    assert (f"when the run had taken {SEARCH_CEILING:.0f} s (any run may search {SEARCH_CEILING:.0f} s, for "
+            f"{SEARCH_CANDIDATES} candidates ({outcome.candidates_evaluated} fit); search_factor = 6 times the "
+            "baseline's 1.0 s is less)") in outcome.message
     steps = advise(Situation(outcome, settings))["next_steps"]
-    assert steps[0].startswith("raise the offline search's time, in baselines (6 now): `--set search_factor=12`")
+    took = outcome.durations["total"]
+    twice = math.ceil(2 * took)
+    assert steps[0].startswith(f"raise the offline search's time, in baselines (6 now): `--set search_factor={twice}`")
+    assert search_budget(float(twice), 1.0) >= 2 * took
+
+
+def test_the_search_has_its_floor_its_share_of_candidates_and_a_ceiling() -> None:
+    assert search_budget(6.0, 1.0, tried=0) == SEARCH_CEILING  # its share of candidates not tried yet
+    assert search_budget(6.0, 1.0, tried=SEARCH_CANDIDATES) == SEARCH_FLOOR  # tried: the floor is what is left
+    assert search_budget(6.0, 3.0, tried=SEARCH_CANDIDATES) == 18.0
+    assert search_budget(6.0, 10.0, tried=0) == 60.0  # a long suite's own share is past the ceiling
+    assert search_budget(0.0, 1.0, tried=0) is None
+    fast = search_time_up(Limits(search_factor=6.0), 1.0, SEARCH_FLOOR + 1, SEARCH_CANDIDATES)
+    assert fast is not None and fast[1].endswith(f"(any run may search {SEARCH_FLOOR:.0f} s and {SEARCH_CANDIDATES} "
+                                                 "candidates; search_factor = 6 times the baseline's 1.0 s is less)")
+    assert search_time_up(Limits(search_factor=6.0), 1.0, SEARCH_FLOOR + 1, SEARCH_CANDIDATES - 1) is None
+    slow = search_time_up(Limits(search_factor=6.0), 5.0, 31.0, 3)
+    assert slow is not None and slow[1].endswith("(search_factor = 6 times the baseline's 5.0 s)")
+    assert factor_for_twice(6.0, 1.0, took=31.0) == 62  # what the run took, doubled, in baselines
+    assert factor_for_twice(6.0, 10.0, took=61.0) == 13
+    assert factor_for_twice(6.0, 0.0, took=31.0) == 12
 
 
 def test_the_offline_proposers_share_one_search_time() -> None:

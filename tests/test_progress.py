@@ -3,6 +3,7 @@ project string goes through before it is shown."""
 
 from __future__ import annotations
 
+from fixloop.core.limits import SEARCH_CEILING, SEARCH_FLOOR
 from fixloop.core.model import Event
 from fixloop.kit.printable import printable
 from fixloop.application.progress import RunProgress, duration
@@ -45,7 +46,7 @@ def test_search_shows_candidate_n_of_n_the_suspect_and_the_time_left() -> None:
 
 
 def test_the_offline_search_shows_what_is_left_of_its_own_time() -> None:
-    """The search stops at `search_factor` baselines (at least 30 s): its candidates are bound by that, a
+    """The search stops at `search_factor` baselines (core/limits.search_budget): its candidates are bound by that, a
     model's are not."""
     p = RunProgress()
     p.update(_event("started", 0.0, limits={"wall_seconds": 600.0, "max_candidates": 400, "search_factor": 6.0}))
@@ -61,7 +62,18 @@ def test_the_offline_search_shows_what_is_left_of_its_own_time() -> None:
     short.update(_event("baseline", 1.0, passed=9, failed=2, seconds=1.0))
     short.update(_event("candidate", 2.0, 1, where="m.py:1", operator="op", proposer="mutation", limit=400))
     short.update(_event("candidate", 3.0, 2, where="m.py:1", operator="op", proposer="mutation", limit=400))
-    assert short.line(3.0).endswith(", 27 s left of the offline search's time, 1.0 s a candidate")  # the 30 s floor
+    # At a second a candidate its share of candidates does not fit: the ceiling is what it may take.
+    assert short.line(3.0).endswith(f", {SEARCH_CEILING - 3:.0f} s left of the offline search's time, 1.0 s a candidate")
+    quick = RunProgress()
+    quick.update(_event("started", 0.0, limits={"wall_seconds": 600.0, "max_candidates": 400, "search_factor": 6.0}))
+    quick.update(_event("baseline", 1.0, passed=9, failed=2, seconds=1.0))
+    quick.update(_event("candidate", 2.0, 1, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    quick.update(_event("candidate", 2.1, 2, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    # At a tenth of a second its share of candidates (98 more) takes it to about 11.9 s of run, past the floor.
+    assert quick.line(2.1).endswith(", 10 s left of the offline search's time, 0.1 s a candidate")
+    quick.update(_event("candidate", 11.0, 99, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    quick.update(_event("candidate", 11.1, 100, where="m.py:1", operator="op", proposer="mutation", limit=400))
+    assert quick.line(11.1).endswith(", 0 s left of the offline search's time, 0.1 s a candidate")  # share tried: floor passed
 
 
 def test_confirm_says_the_whole_suite_runs() -> None:

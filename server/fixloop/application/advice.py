@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from fixloop.application.config import Settings, user_config_path
+from fixloop.core.limits import factor_for_twice
 from fixloop.core.model import Outcome, Scope, Status, TestResult
 from fixloop.core.signature import describe_collection_error, failure_ways
 from fixloop.kit.printable import printable
@@ -153,7 +154,11 @@ def _raise(s: Situation) -> str:
     key, o, limits = s.outcome.stopped_by, s.outcome, s.settings
     what, flag = _LIMITS.get(key, (key, f"--set {key}="))
     current = getattr(limits, key, 0)
-    value: float = _more_seconds(current) if key == "wall_seconds" else current * 2
+    value: float = current * 2
+    if key == "wall_seconds":
+        value = _more_seconds(current)
+    elif key == "search_factor":
+        value = factor_for_twice(current, o.durations.get("baseline", 0.0), o.durations.get("total", 0.0))
     shown = f"{value:.2f}" if key == "max_cost_usd" else f"{value:.0f}"
     cli = f"{flag}{shown}" if flag.endswith("=") else f"{flag} {shown}"
     setting, note = f"{key} = {shown}", ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from fixloop.core.limits import search_budget
+from fixloop.core.limits import SEARCH_CANDIDATES, search_budget
 from fixloop.core.model import Event
 from fixloop.kit.printable import printable
 
@@ -113,8 +113,14 @@ class RunProgress:
         """What is left of the offline search's own time (core/limits.search_time_up), while it searches."""
         if self.baseline_seconds is None or self.started is None or self.proposer == "llm":
             return None
-        budget = search_budget(self.search_factor, self.baseline_seconds)
-        return None if budget is None else budget - (now - self.started)
+        elapsed = now - self.started
+        budget = search_budget(self.search_factor, self.baseline_seconds, self.candidate)
+        floor = search_budget(self.search_factor, self.baseline_seconds)
+        per = self.seconds_per_candidate(now)
+        if budget is not None and floor is not None and budget > floor and per is not None:
+            # Until its share of candidates is tried the search goes on past its time: at this pace, so long.
+            budget = min(budget, max(floor, elapsed + per * (SEARCH_CANDIDATES - self.candidate)))
+        return None if budget is None else budget - elapsed
 
     def time_left(self, now: float) -> str:
         """The smallest of the wall budget left, the offline search's time left and the estimate at the pace

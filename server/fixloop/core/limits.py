@@ -5,12 +5,19 @@ Each check returns (the setting whose limit was reached, the message), or None w
 
 from __future__ import annotations
 
+import math
 from typing import Iterable
 
 from fixloop.core.model import Limits, Usage
 from fixloop.core.ports import Metered
 
-SEARCH_FLOOR = 30.0  # seconds a run may always search for, however short the baseline (a small suite's fix may need 100 candidates)
+# However short the baseline, a run may search for SEARCH_FLOOR s, and on until it has tried SEARCH_CANDIDATES
+# candidates (where a fix's rank in the order lies on most bugs: a slow interpreter or hanging candidates must
+# not cut it short), but for no more than SEARCH_CEILING s: on a one-second suite a failed run should end
+# within about ten plain runs of it, and its end message says how to give it longer.
+SEARCH_FLOOR = 10.0
+SEARCH_CANDIDATES = 100
+SEARCH_CEILING = 30.0
 
 
 def usage(proposers: Iterable[object]) -> Usage:
@@ -35,20 +42,34 @@ def reached(limits: Limits, elapsed: float, candidates: int, iterations: int, sp
     return None
 
 
-def search_budget(factor: float, baseline_seconds: float) -> float | None:
-    """The seconds of run the offline search may take: `factor` baselines, at least SEARCH_FLOOR (None: no
-    such limit)."""
-    return max(SEARCH_FLOOR, factor * baseline_seconds) if factor > 0 else None
+def search_budget(factor: float, baseline_seconds: float, tried: int = SEARCH_CANDIDATES) -> float | None:
+    """The seconds of run the offline search may take, `tried` candidates in: `factor` baselines, at least
+    SEARCH_FLOOR, and SEARCH_CEILING while fewer than SEARCH_CANDIDATES were tried (None: no such limit)."""
+    if factor <= 0:
+        return None
+    budget = max(SEARCH_FLOOR, factor * baseline_seconds)
+    return budget if tried >= SEARCH_CANDIDATES else max(budget, SEARCH_CEILING)
 
 
-def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float) -> tuple[str, str] | None:
-    """The offline search ends once the run has taken `search_factor` times the baseline (at least
-    SEARCH_FLOOR s): a bug it has not fixed by then is seldom fixed later, and the user waits on it; the
-    whole run counts, so a failed run ends within a known multiple of one plain run of the suite
-    (0: no such limit)."""
+def factor_for_twice(factor: float, baseline_seconds: float, took: float) -> float:
+    """The `search_factor` that gives a search that ended after `took` s of run twice that: twice the factor,
+    or more where a floor was what governed (twice a factor under the floor may still give less)."""
+    if baseline_seconds <= 0:
+        return factor * 2
+    return max(factor * 2, math.ceil(2 * took / baseline_seconds))
+
+
+def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float, tried: int) -> tuple[str, str] | None:
+    """The offline search ends once the run has taken `search_factor` times the baseline (search_budget): a bug
+    it has not fixed by then is seldom fixed later, and the user waits on it; the whole run counts, so a failed
+    run ends within a known multiple of one plain run of the suite (0: no such limit)."""
     factor = limits.search_factor
-    budget = search_budget(factor, baseline_seconds)
+    budget = search_budget(factor, baseline_seconds, tried)
     if budget is None or elapsed <= budget:
         return None
-    return "search_factor", (f"the offline search stopped when the run had taken {budget:.0f} s "
-                             f"(search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s)")
+    why = f"search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s"
+    if factor * baseline_seconds < budget:
+        floor = (f"{SEARCH_FLOOR:.0f} s and {SEARCH_CANDIDATES} candidates" if tried >= SEARCH_CANDIDATES
+                 else f"{SEARCH_CEILING:.0f} s, for {SEARCH_CANDIDATES} candidates ({tried} fit)")
+        why = f"any run may search {floor}; {why} is less"
+    return "search_factor", f"the offline search stopped when the run had taken {budget:.0f} s ({why})"

@@ -226,7 +226,7 @@ class _Run:
         if proposer.adaptive:
             return None
         hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0),
-                                    self.ports.now() - self.started)
+                                    self.ports.now() - self.started, self.candidates)
         return End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
     def worth_screening(self, patch: Patch) -> bool:
