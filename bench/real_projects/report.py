@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 # Words of the end message (the summary's "message", what the CLI prints last) that tell the user what to do next (an option, a setting, a place to look).
@@ -30,6 +30,7 @@ class Result:
     detail: str = ""
     baseline: str = ""  # what fixloop's baseline found
     suspects: str = ""  # the first suspects fixloop localized
+    pytest_runs: list[float] = field(default_factory=list)  # plain pytest just before and just after fixloop
 
 
 def print_result(r: Result) -> None:
