@@ -67,9 +67,7 @@ def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float, trie
     budget = search_budget(factor, baseline_seconds, tried)
     if budget is None or elapsed <= budget:
         return None
-    why = f"search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s"
-    if factor * baseline_seconds < budget:
-        floor = (f"{SEARCH_FLOOR:.0f} s and {SEARCH_CANDIDATES} candidates" if tried >= SEARCH_CANDIDATES
-                 else f"{SEARCH_CEILING:.0f} s, for {SEARCH_CANDIDATES} candidates ({tried} fit)")
-        why = f"any run may search {floor}; {why} is less"
-    return "search_factor", f"the offline search stopped when the run had taken {budget:.0f} s ({why})"
+    return "search_factor", (f"the offline search stopped after {tried} candidates, when the run had taken "
+                             f"{elapsed:.0f} s (search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s; "
+                             f"any run may search {SEARCH_FLOOR:.0f} s, and up to {SEARCH_CEILING:.0f} s for its first "
+                             f"{SEARCH_CANDIDATES} candidates)")
