@@ -34,7 +34,7 @@ class Limits:
     max_tokens: int = 200_000
     max_cost_usd: float = 2.0
     plausible_lookahead: int = 10  # candidates still inspected after the first fix, for a smaller one
-    search_factor: float = 6.0  # the offline search ends once the run took this many baselines (at least SEARCH_FLOOR s, core/limits.py)
+    search_factor: float = 6.0  # the offline search ends once the run took this many baselines (its floors: core/limits.py)
 
 
 @dataclass(frozen=True)
