@@ -214,7 +214,7 @@ def judge(p: Project, bug: Bug, diff: str) -> tuple[str, str]:
         # A project's own flaky test (dateutil's hypothesis properties find a DST-ambiguous time now and
         # then) must not make a fix wrong: the tests that failed with the fix run on the original code.
         reset(p)
-        rc_original, _, original = pytest(p, ["-q", "-p", "no:cacheprovider", "-rf", *failed], keep=200)
+        _, _, original = pytest(p, ["-q", "-p", "no:cacheprovider", "-rf", *failed], keep=200)
         if set(failed) <= set(FAILED.findall(original)):
             return "correct", f"the visible failures fail on the original code too: {', '.join(failed)[:200]}"
     return "wrong", f"hidden: {hidden_out[:200]}; visible suite rc={rc} {tail.splitlines()[-1] if tail else ''}"
