@@ -23,11 +23,13 @@ TESTS = ("from shop.cart import total\n\n\ndef test_total():\n    assert total([
          "def test_discount():\n    assert total([10], 3) == 7\n")
 
 
-def _fix(root: Path, tmp_path: Path, python: str, *more: str) -> tuple[int, dict[str, Any], str]:
+def _fix(root: Path, tmp_path: Path, python: str, *more: str, memory: bool = False) -> tuple[int, dict[str, Any], str]:
+    """One run; with `memory`, the store under `tmp_path` that every run of the test shares."""
     if probe("bwrap")[0] is None:
         unavailable("bwrap", probe("bwrap")[1])
     proc = subprocess.run([sys.executable, "-m", "fixloop", "fix", str(root), "--check", "ruff", "--python", python,
-                           "--sandbox", "bwrap", "--no-memory", "--offline", "--dry-run", "--json", *more],
+                           "--sandbox", "bwrap", *([] if memory else ["--no-memory"]), "--offline", "--dry-run",
+                           "--json", *more],
                           capture_output=True, text=True, timeout=300,
                           env=fixloop_env(XDG_DATA_HOME=str(tmp_path / "data"),
                                           FIXLOOP_CONFIG=str(tmp_path / "none.toml")))
@@ -150,6 +152,28 @@ def test_a_mypy_error_is_fixed_by_the_search_and_the_tests_still_pass(
     notes = [e["message"] for e in _events(summary) if e["kind"] == "note"]
     assert "mypy: 2 finding(s) of 1 rule(s) in 1 file(s) are targets" in notes
     assert "ruff: no findings" in notes or any("ruff is not installed" in n for n in notes)
+
+
+
+def test_a_mypy_errors_past_fix_is_replayed_on_the_same_mistake_in_another_project(
+        make_project: Callable[..., Path], tmp_path: Path) -> None:
+    """A finding is remembered like a failing test: its signature (rule, message shape, statement shape) finds
+    the first project's fix, which is made again with the second project's names, at the first candidate."""
+    python = project_python(("pytest", "mypy"))
+    first = _labels(make_project, "")
+    code, summary, stderr = _fix(first, tmp_path, python, "--check", "mypy", memory=True)
+    assert code == 0 and summary["source"] == "search" and summary["candidates_evaluated"] > 1, stderr
+    tickets = ("def seat_label(row: str, number: int) -> str:\n    return f'{row}{number}'\n\n\n"
+               "def ticket_line(show: str, seat: int, row: str) -> str:\n    place = seat_label(seat, row)\n"
+               "    return f'{show} at {place}'\n")
+    tests = "from desk.tickets import seat_label\n\n\ndef test_seat():\n    assert seat_label('B', 12) == 'B12'\n"
+    second = make_project({"desk/__init__.py": "", "desk/tickets.py": tickets, "tests/test_tickets.py": tests},
+                          name="desk")
+    code, summary, stderr = _fix(second, tmp_path, python, "--check", "mypy", memory=True)
+    assert code == 0, stderr
+    assert summary["status"] == "fixed" and summary["failing_before"] == ["mypy::desk/tickets.py::arg-type"]
+    assert summary["source"] == "replay" and summary["candidates_evaluated"] == 1
+    assert "-    place = seat_label(seat, row)\n+    place = seat_label(row, seat)\n" in summary["diff"]
 
 
 def test_a_pyright_error_is_fixed_by_the_search_and_the_tests_still_pass(

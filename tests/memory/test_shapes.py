@@ -59,3 +59,12 @@ def test_a_comprehension_is_part_of_its_statement_and_replays() -> None:
     assert [line for line, _ in statements(target)] == [1, 2, 3]
     assert statement_shape(target, 3) == "return sum ( ID [ STR ] for ID in ID )"
     assert _replay(edit, target, 3) == '    return sum(who["net"] for who in paid)'
+
+
+def test_an_exchange_replays_with_the_fixed_statements_spacing() -> None:
+    """Two arguments exchanged: difflib sees a move (an insertion here, a deletion there), and each
+    piece kept the spacing of its old neighbours (`seat_label(row,seat)`) until the change was one span."""
+    before = "def shelf(item, stock):\n    return label(stock, item)\n"
+    (edit,) = changed_statements(before, before.replace("label(stock, item)", "label(item, stock)"))
+    target = "def line(show, seat, row):\n    place = seat_label(seat, row)\n"
+    assert _replay(edit, target, 2) == "    place = seat_label(row, seat)"

@@ -221,10 +221,13 @@ def transfer(edit: StatementEdit, target: Sequence[Token], min_similarity: float
         return "".join(parts)
 
     change = difflib.SequenceMatcher(None, [t.text for t in before], [t.text for t in after], autojunk=False)
+    opcodes = [op for op in change.get_opcodes() if op[0] != "equal"]
+    if len(opcodes) > 1:
+        # Several pieces (a move reads as an insertion here and a deletion there) become one span rendered
+        # from the fixed statement, so each token keeps the spacing it has there, not its old neighbours'.
+        opcodes = [("replace", opcodes[0][1], opcodes[-1][2], opcodes[0][3], opcodes[-1][4])]
     edits: list[tuple[int, int, str]] = []
-    for tag, i1, i2, j1, j2 in change.get_opcodes():
-        if tag == "equal":
-            continue
+    for tag, i1, i2, j1, j2 in opcodes:
         touched = list(range(i1, i2)) or [i1 - 1 if i1 > 0 else 0]
         if any(i not in position for i in touched):
             return None
