@@ -1,4 +1,4 @@
-"""A ruff diagnostic in the editor: "Fix with fixloop" on it, the run with ruff's findings as targets (ruff from
+"""A ruff or mypy diagnostic in the editor (pyright's too, Pylance's named as pyright's): "Fix with fixloop" on it, the run with ruff's findings as targets (ruff from
 the project's own interpreter, in the sandbox), the fix offered for review like any other."""
 
 from __future__ import annotations
@@ -51,6 +51,45 @@ async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Pat
         assert "-import os\n" in summary["diff"]
         await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
         assert (ws / "shop" / "cart.py").read_text() == CART  # on disk as it was: the edit is the editor's
+
+
+LABELS = ("def label(name: str, count: int) -> str:\n    return f'{count} x {name}'\n\n\n"
+          "def shelf_label(item: str, stock: int) -> str:\n    return label(stock, item)\n")
+
+
+@pytest.mark.e2e  # a whole fix run in the sandbox
+async def test_fix_with_fixloop_on_a_mypy_diagnostic_and_pylances_names_pyright(profile: str, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    tests = "from shop.labels import label\n\n\ndef test_label():\n    assert label('pen', 3) == '3 x pen'\n"
+    for rel, text in {"shop/__init__.py": "", "shop/labels.py": LABELS, "tests/test_labels.py": tests}.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    venv = str(Path(project_python(("pytest", "mypy"))).parent.parent)
+    async with lsp(profile, ws, tmp_path, env={"VIRTUAL_ENV": venv}) as s:
+        uri = s.uri("shop/labels.py")
+        s.editor.open(uri, LABELS)
+        where = t.Range(t.Position(5, 17), t.Position(5, 22))
+        mypys = t.Diagnostic(range=where, source="Mypy", code="arg-type",
+                             message='Argument 1 to "label" has incompatible type "int"; expected "str"')
+        pylances = t.Diagnostic(range=where, source="Pylance", code="reportArgumentType",
+                                message='Argument of type "int" cannot be assigned to parameter "name" of type "str"')
+        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=uri), range=where,
+            context=t.CodeActionContext(diagnostics=[mypys, pylances])))
+        titles = {a.title: a for a in actions}
+        assert list(titles["Fix with fixloop (pyright, tests kept passing)"].diagnostics or ()) == [pylances]
+        action = titles["Fix with fixloop (mypy, tests kept passing)"]
+        assert list(action.diagnostics or ()) == [mypys] and action.command is not None
+        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["mypy"],
+                                                   "check_scope": "file"}]
+
+        started = await s.command(action.command.command, *action.command.arguments)
+        summary = await s.run_finished(started["run_id"])
+        assert summary["status"] == "fixed", summary
+        assert summary["failing_before"] == ["mypy::shop/labels.py::arg-type"]
+        assert "-    return label(stock, item)\n+    return label(item, stock)" in summary["diff"]
+        await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
+        assert (ws / "shop" / "labels.py").read_text() == LABELS  # on disk as it was: the edit is the editor's
 
 
 async def test_a_checker_fixloop_does_not_know_is_refused(profile: str, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Code actions: fix until the test under the cursor passes, fix until all tests pass, on a ruff or mypy
+"""Code actions: fix until the test under the cursor passes, fix until all tests pass, on a ruff, mypy or pyright
 diagnostic fix with that checker's findings as targets, and on a memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
 on a function, write tests for it (testgen)."""
 
@@ -62,15 +62,21 @@ def _on_definition(text: str, line: int) -> bool:
     return function_at(text, line) is not None
 
 
+# Pylance is pyright inside VS Code's Python extension: its squiggles are pyright's, and the project's own
+# pyright (reading the same pyrightconfig.json or [tool.pyright]) is what the run checks with.
+SOURCE_ALIASES = {"pylance": "pyright"}
+
+
 def checker_of(diagnostic: t.Diagnostic) -> str:
     """The checker (among those `--check` knows) that published `diagnostic`, by the `source` its editor
-    extension gives it ("Ruff", "Mypy", "mypy"); "" for any other."""
+    extension gives it ("Ruff", "Mypy", "mypy", "Pylance"); "" for any other."""
     source = (diagnostic.source or "").strip().lower()
+    source = SOURCE_ALIASES.get(source, source)
     return source if source in CHECK_TOOLS else ""
 
 
 def _checker_actions(uri: str, rel: str, asked: list[t.Diagnostic]) -> list[t.CodeAction]:
-    """On a ruff or mypy diagnostic of the project's own code: fix it (and what else that checker finds in this
+    """On a ruff, mypy or pyright diagnostic of the project's own code: fix it (and what else that checker finds in this
     file; the other files' findings are left, and none may be added), keeping the tests passing."""
     if is_test_file(rel):
         return []  # test files are not fixloop's to change
