@@ -104,6 +104,10 @@ def test_the_search_has_its_floor_its_share_of_candidates_and_a_ceiling() -> Non
     assert search_time_up(Limits(search_factor=6.0), 1.0, SEARCH_FLOOR + 1, SEARCH_CANDIDATES - 1) is None
     assert search_time_up(Limits(search_factor=6.0), 5.0, 29.0, 3) is None
     assert search_time_up(Limits(search_factor=6.0), 5.0, 31.0, 3) is not None  # its own share, past the ceiling
+    # A fix of some targets 20 s in: the others get the search's time again, counted from it.
+    assert search_time_up(Limits(search_factor=6.0), 5.0, 45.0, 30, since=20.0) is None
+    again = search_time_up(Limits(search_factor=6.0), 5.0, 51.0, 30, since=20.0)
+    assert again is not None and "when the run had taken 51 s, 31 s after its last fix of some targets (" in again[1]
     assert factor_for_twice(6.0, 1.0, took=31.0) == 62  # what the run took, doubled, in baselines
     assert factor_for_twice(6.0, 10.0, took=61.0) == 13
     assert factor_for_twice(6.0, 0.0, took=31.0) == 12

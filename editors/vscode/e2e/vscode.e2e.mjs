@@ -220,14 +220,17 @@ try {
       .click({ timeout: 2000 }).catch(() => undefined);
   });
 
-  await check("Fix lint and type findings: ruff's finding is a target, fixed and reviewed in the Refactor Preview", async () => {
-    // An unused import written in now (the workspace's .venv has ruff); the quick pick starts with ruff picked.
+  await check("Fix lint and type findings: ruff's and mypy's findings are targets, fixed and reviewed in the Refactor Preview", async () => {
+    // An unused import and a call with its arguments the wrong way round, written in now (the workspace's .venv
+    // has ruff and mypy); the quick pick starts with ruff picked, and mypy is picked too.
     const stock = join(ws, "inventory", "stock.py");
     const before = readFileSync(stock, "utf8");
-    writeFileSync(stock, before.replace("from __future__ import annotations\n", "from __future__ import annotations\n\nimport os\n"));
+    writeFileSync(stock, before.replace("from __future__ import annotations\n", "from __future__ import annotations\n\nimport os\n")
+      + "\n\ndef restock(stock: Stock, sku: str, quantity: int) -> int:\n    return stock.receive(quantity, sku)\n");
     await quickOpen("inventory/stock.py");
     await runCommand("fixloop: Fix lint and type findings (ruff, mypy, pyright), tests kept passing");
     await page.locator(".quick-input-widget", { hasText: "pyright" }).first().waitFor({ timeout: SHORT });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "mypy" }).first().click();
     await page.keyboard.press("Enter");
     await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ timeout: RUN });
     await page.locator(".part.panel", { hasText: "stock.py" }).first().waitFor({ timeout: SHORT });
@@ -238,9 +241,14 @@ try {
     await page.getByRole("button", { name: "Apply", exact: true }).waitFor({ state: "hidden", timeout: SHORT });
     await runCommand("File: Save All Files");
     await waitFor(async () => !readFileSync(stock, "utf8").includes("import os"), SHORT, "the import to go from stock.py");
+    if (!readFileSync(stock, "utf8").includes("    return stock.receive(sku, quantity)\n")) {
+      throw new Error("the call's arguments were not put the right way round in stock.py");
+    }
     const summary = JSON.parse(readFileSync(join(ws, ".fixloop", "runs", latestRun(), "summary.json"), "utf8"));
-    if (!summary.failing_before.includes("ruff::inventory/stock.py::F401")) {
-      throw new Error(`the finding was not a target: ${JSON.stringify(summary.failing_before)}`);
+    for (const target of ["ruff::inventory/stock.py::F401", "mypy::inventory/stock.py::arg-type"]) {
+      if (!summary.failing_before.includes(target)) {
+        throw new Error(`${target} was not a target: ${JSON.stringify(summary.failing_before)}`);
+      }
     }
   });
 

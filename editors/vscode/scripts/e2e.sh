@@ -182,8 +182,8 @@ for mode in old-protocol crash; do
   printf '#!/bin/sh\nFIXLOOP_FAKE_MODE=%s exec %s "$@"\n' "$mode" "$work/fake-venv/bin/python" > "$work/bin/python-fake-$mode"
 done
 chmod +x "$work/bin/"*
-# The project's own virtualenv, as a user has one: pytest, and ruff (the checks check fixes its findings).
-(cd "$repo" && "$python" -m tests.project_python "$ws/.venv" pytest ruff) || die "making the workspace's .venv failed"
+# The project's own virtualenv, as a user has one: pytest, ruff and mypy (the checks check fixes their findings).
+(cd "$repo" && "$python" -m tests.project_python "$ws/.venv" pytest ruff mypy) || die "making the workspace's .venv failed"
 mkdir -p "$ws/.vscode"
 # No fixloop.pythonPath, and python3 must not have fixloop: the server comes only from the .vsix.
 if python3 -c "import fixloop" 2>/dev/null; then

@@ -59,15 +59,19 @@ def factor_for_twice(factor: float, baseline_seconds: float, took: float) -> flo
     return max(factor * 2, math.ceil(2 * took / baseline_seconds))
 
 
-def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float, tried: int) -> tuple[str, str] | None:
+def search_time_up(limits: Limits, baseline_seconds: float, elapsed: float, tried: int,
+                   since: float = 0.0) -> tuple[str, str] | None:
     """The offline search ends once the run has taken `search_factor` times the baseline (search_budget): a bug
     it has not fixed by then is seldom fixed later, and the user waits on it; the whole run counts, so a failed
-    run ends within a known multiple of one plain run of the suite (0: no such limit)."""
+    run ends within a known multiple of one plain run of the suite (0: no such limit). A fix of some of the
+    targets found `since` seconds into the run starts the count again for the others (one search for each
+    fault: a lint finding, a type error and a failing test are three; core/stacking.py bounds how many)."""
     factor = limits.search_factor
     budget = search_budget(factor, baseline_seconds, tried)
-    if budget is None or elapsed <= budget:
+    if budget is None or elapsed - since <= budget:
         return None
+    after = f", {elapsed - since:.0f} s after its last fix of some targets" if since else ""
     return "search_factor", (f"the offline search stopped after {tried} candidates, when the run had taken "
-                             f"{elapsed:.0f} s (search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s; "
+                             f"{elapsed:.0f} s{after} (search_factor = {factor:g} times the baseline's {baseline_seconds:.1f} s; "
                              f"any run may search {SEARCH_FLOOR:.0f} s, and up to {SEARCH_CEILING:.0f} s for its first "
                              f"{SEARCH_CANDIDATES} candidates)")

@@ -225,8 +225,9 @@ class _Run:
             return End(Status.GAVE_UP, "no fix of every failing test followed the fix of some")
         if proposer.adaptive:
             return None
+        since = self.bases[-1].at - self.started if self.bases else 0.0
         hit = limits.search_time_up(self.task.limits, self.durations.get("baseline", 0.0),
-                                    self.ports.now() - self.started, self.candidates)
+                                    self.ports.now() - self.started, self.candidates, since)
         return End(Status.LIMITS, hit[1], limit=hit[0]) if hit else None
 
     def worth_screening(self, patch: Patch) -> bool:

@@ -20,6 +20,9 @@ SEPARATOR = "::"
 GUARD = "no-new-findings"
 
 
+PROPOSER = "checker"  # the proposer of a checker's own fixes (proposer.py), told apart by the runner
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text from (row, column) up to (end_row, end_column) by `content`; 1-based, columns in

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence
 
-from fixloop.adapters.checkers.findings import Finding, fixed
+from fixloop.adapters.checkers.findings import PROPOSER, Finding, fixed
 from fixloop.core.model import FileChange, Patch
 from fixloop.core.ports import ProposalContext
 
 
 class CheckerFixProposer:
-    name = "checker"
+    name = PROPOSER
     adaptive = False
 
     def __init__(self, findings: Callable[[], Sequence[Finding]], tested: Callable[[Patch], bool]) -> None:

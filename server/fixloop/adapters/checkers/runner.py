@@ -13,7 +13,7 @@ import dataclasses
 from typing import Callable, Mapping, Sequence
 
 from fixloop.adapters.checkers import mypy, pyright, ruff
-from fixloop.adapters.checkers.findings import Finding, deleted, outcomes, parse_id
+from fixloop.adapters.checkers.findings import PROPOSER, Finding, deleted, outcomes, parse_id
 from fixloop.adapters.runner.cold import candidate_files
 from fixloop.adapters.runner.pytest_runner import PytestRunner
 from fixloop.adapters.sandbox.api import Policy, SandboxLimits
@@ -70,11 +70,16 @@ class CheckedRunner:
     def apart(self, patch: Patch, tests: Sequence[str]) -> frozenset[str]:
         """Findings whose lines the patch does not touch, as tests that never run its code: a change elsewhere
         may still clear one (a use of an unused import), so this only lets a fix of some targets be kept while
-        the others are looked for; the whole run still judges every target."""
+        the others are looked for; the whole run still judges every target. The checker's own fix is made
+        for its findings, not for a failing test: every failing test is apart from it (an import removed or
+        sorted is run by every test that imports the module, and a test failing for another fault must not
+        block it), and the whole run still checks that no test fails that passed."""
         ours, theirs = self.split(tests)
         changed = {(path, line + 1) for path, line in touched(patch)}
         lines = {t: {(f.path, n) for f in self._all_baseline() if f.target == t for n in f.lines} for t in ours}
         apart = {t for t in ours if lines[t] and not lines[t] & changed}
+        if patch.proposer == PROPOSER:
+            return frozenset(apart) | frozenset(theirs)
         return frozenset(apart) | (self.inner.apart(patch, theirs) if theirs else frozenset())
 
     def lines_of(self, test: str) -> frozenset[tuple[str, int]] | None:
