@@ -67,6 +67,11 @@ def test_boolean_swap() -> None:
 def test_integer_nudge() -> None:
     assert results(ops.integer_nudge, "x = 10\n") == {"x = 11\n", "x = 9\n"}
     assert contains(ops.integer_nudge, "y = xs[-1]\n", "y = xs[-2]\n")
+    # A one added or taken away goes with its sign, as a person writes it: never `n + 0`.
+    assert results(ops.integer_nudge, "y = islice(seq, n + 1)\n") == {"y = islice(seq, n + 2)\n", "y = islice(seq, n)\n"}
+    assert results(ops.integer_nudge, "y = n - 1\n") == {"y = n - 2\n", "y = n\n"}
+    assert results(ops.integer_nudge, "y = 1 + n\n") == {"y = 2 + n\n", "y = n\n"}
+    assert results(ops.integer_nudge, "y = 1 - n\n") == {"y = 2 - n\n", "y = 0 - n\n"}
 
 
 def test_bound_nudge_range_slice_and_index() -> None:

@@ -319,6 +319,36 @@ def test_types_known_from_annotations_literals_and_constructors() -> None:
     assert not any(may_stand_for(at, name) for name in ("items", "seen", "label", "f", "Point", "Row"))
 
 
+
+def test_type_variables_aliases_and_cls_are_types_not_values() -> None:
+    """Typed code names its types at module level (`T = TypeVar(...)`, `Pair = Tuple[int, int]`, `type Row =
+    ...`): none of them, nor a classmethod's `cls`, ever stands where a number is read."""
+    text = src('''
+        from typing import Callable, TypeAlias, TypeVar, Union
+
+        T_cmp = TypeVar("T_cmp", tuple, str, int)
+        Comparator = Callable[["Version", int], bool]
+        Comparable = Union["Version", str]
+        Pairs = dict[str, int]
+        Key: TypeAlias = "tuple[int, int]"
+        type Row = tuple[int, str]
+        LIMIT = 10
+
+        class Version:
+            @classmethod
+            def make(cls, index: int, start: int) -> int:
+                stop = start
+                return stop + index
+    ''')
+    at = next(n for n in walk(parse(text).root_node) if n.type == "identifier" and text_of(n) == "start"
+              and n.parent is not None and n.parent.type == "assignment")
+    kinds = {name: kind_of(name, at) for name in ("T_cmp", "Comparator", "Comparable", "Pairs", "Key", "Row", "cls",
+                                                 "LIMIT", "index")}
+    assert kinds == {"T_cmp": "class", "Comparator": "class", "Comparable": "class", "Pairs": "class", "Key": "class",
+                     "Row": "class", "cls": "class", "LIMIT": "number", "index": "number"}
+    assert may_stand_for(at, "index") and may_stand_for(at, "LIMIT")
+    assert not any(may_stand_for(at, name) for name in ("T_cmp", "Comparator", "Comparable", "Pairs", "Key", "Row", "cls"))
+
 def test_type_checks_at_the_place_of_use() -> None:
     text = src('''
         def f(words: list, name: str, i: int, table: dict, flag: bool):
@@ -386,3 +416,14 @@ def test_a_factors_offset_comes_after_the_operators_of_its_line() -> None:
     order = varied(single_candidates("m.py", "def f(x):\n    return x * 2 - 1\n", {2: 1.0}, {}))
     summaries = [c.summary for c in order]
     assert summaries.index("- -> +") < min(i for i, c in enumerate(order) if c.operator == "operand_offset")
+
+
+
+def test_each_comparison_of_a_line_gets_its_likeliest_swap_before_any_gets_its_second() -> None:
+    text = src('''
+        def leap(year):
+            return (year % 400) == 0 or (year % 100) == 0 and (year % 4) == 0
+    ''')
+    order = [c.summary for c in varied(single_candidates("m.py", text, {2: 1.0}, {})) if c.operator == "comparison_swap"]
+    firsts = [i for i, summary in enumerate(order) if summary.endswith("== -> !=")]
+    assert len(firsts) == 3 and firsts == [0, 1, 2], order

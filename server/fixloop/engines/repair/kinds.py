@@ -1,8 +1,8 @@
 """What a name is, as far as the code says: the type knowledge a type-aware search uses.
 
-A name is a function, a class, a module, or a value; a value's type is known from an annotation, a
-literal it is assigned (`count = 0`), or an obvious constructor (`seen = set()`, `p = Point(...)`,
-`n = len(xs)`). A name bound in several ways, or not at all, is unknown (""), and unknown never rules a
+A name is a function, a class (a type alias, a type variable and a classmethod's `cls` too), a module, or
+a value; a value's type is known from an annotation, a literal it is assigned (`count = 0`), or an obvious
+constructor (`seen = set()`, `p = Point(...)`, `n = len(xs)`). A name bound in several ways, or not at all, is unknown (""), and unknown never rules a
 candidate out. By Python's naming convention a name imported `from` elsewhere is a function, class or
 module (`import`) unless it is written like a constant (`MAX_SIZE`), or comes from a module whose exports
 are known (`typing`'s `TYPE_CHECKING` is a bool, its `IO` a class).
@@ -37,7 +37,14 @@ ANNOTATIONS = {"int": "number", "float": "number", "complex": "number", "bool": 
                "list": "list", "List": "list", "dict": "dict", "Dict": "dict", "DefaultDict": "dict", "OrderedDict": "dict",
                "Counter": "dict", "set": "set", "Set": "set", "frozenset": "set", "FrozenSet": "set", "tuple": "tuple",
                "Tuple": "tuple", "Callable": "", "Type": "", "type": "", "Optional": "value", "Union": "value",
-               "Any": ""}
+               "Any": "", "TypeAlias": "class"}
+# What makes a type at module level, never a value: `T = TypeVar("T")`, `Pair = Tuple[int, int]`, `Rows = dict[str, Row]`.
+TYPE_FACTORIES = ("TypeVar", "NewType", "ParamSpec", "TypeVarTuple", "TypeAliasType", "namedtuple", "NamedTuple",
+                  "TypedDict")
+TYPE_FORMS = ("Union", "Optional", "Callable", "Dict", "List", "Tuple", "Set", "FrozenSet", "Type", "Literal", "Annotated",
+              "Iterable", "Iterator", "Sequence", "Mapping", "MutableMapping", "Collection", "Generator", "Awaitable",
+              "Coroutine", "AsyncIterator", "DefaultDict", "Deque", "ClassVar", "Final", "dict", "list", "tuple", "set",
+              "frozenset", "type")
 ITERATING = ("len", "sorted", "sum", "enumerate", "zip", "list", "tuple", "set", "frozenset", "reversed", "iter",
              "any", "all", "dict", "min", "max")
 ORDERED = ("<", ">", "<=", ">=")
@@ -181,6 +188,8 @@ def _read_function(fn: Node) -> dict[str, list[str]]:
             continue
         name, hint, value = text_of(ident), p.child_by_field_name("type"), p.child_by_field_name("value")
         kind = annotation_type(hint, False) if hint is not None else _static(value) if value is not None else "value"
+        if name == "cls" and p is params.named_children[0]:  # a classmethod's (or `__new__`'s) class
+            kind = "class"
         if p.type in ("list_splat_pattern",):
             kind = "tuple"
         elif p.type == "dictionary_splat_pattern":
@@ -229,6 +238,10 @@ def _bind(node: Node, out: dict[str, list[str]]) -> None:
         target = node.child_by_field_name("left") or node.child_by_field_name("alias") or node.child_by_field_name("name")
         for name in _targets(target) if target is not None else ():
             out.setdefault(name, []).append("value")
+    elif kind == "type_alias_statement":  # `type Row = tuple[int, str]`
+        left = node.child_by_field_name("left")
+        if left is not None:
+            out.setdefault(text_of(left).split("[")[0].strip(), []).append("class")
     elif kind in ("import_statement", "import_from_statement"):
         for name, what in _imported(node):
             out.setdefault(name, []).append(what)
@@ -249,8 +262,13 @@ def _assigned(right: Node) -> str:
     binding table is still being read)."""
     if right.type == "identifier":
         return "alias:" + text_of(right)
+    if right.type == "subscript":
+        head = text_of(right.child_by_field_name("value") or right).split(".")[-1]
+        return "class" if head in TYPE_FORMS else "value"
     if right.type == "call":
         fn = right.child_by_field_name("function")
+        if fn is not None and text_of(fn).split(".")[-1] in TYPE_FACTORIES:
+            return "class"
         kind = _call_type(right, resolve=False)
         return "made:" + text_of(fn) if kind == "value" and fn is not None and fn.type == "identifier" else kind
     return expression_type(right, 5)

@@ -94,8 +94,24 @@ def integer_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
         new = value + delta
         if negated:  # `-1` is unary minus on 1: nudging to -0 or -2 is covered by the sign
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"-{value} -> -{new}")
+        elif new == 0 and (kept := _without_term(node)) is not None:  # `n + 1` -> `n`, never `n + 0`
+            yield Mutation("integer_nudge", _replace(kept[0], off, text_of(kept[1])), f"{text_of(kept[0])} -> {text_of(kept[1])}")
         else:
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"{value} -> {new}")
+
+
+def _without_term(literal: Node) -> tuple[Node, Node] | None:
+    """(the sum, what is left of it) when `literal` is a term a sum or difference can drop: `n + 1`, `n - 1`,
+    `1 + n`; None otherwise."""
+    sum_ = literal.parent
+    if sum_ is None or sum_.type != "binary_operator":
+        return None
+    op, left, right = (sum_.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if op is None or left is None or right is None or text_of(op) not in ("+", "-"):
+        return None
+    if right == literal:
+        return sum_, left
+    return (sum_, right) if left == literal and text_of(op) == "+" else None
 
 
 def bound_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:

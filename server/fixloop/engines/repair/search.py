@@ -81,11 +81,18 @@ def single_candidates(path: str, text: str, line_scores: Mapping[int, float], pr
             score = 0.8 * max(inside)
         if score is None or score <= 0 or enclosing(node, "type") is not None:
             continue  # an annotation is no value: nothing in it runs
+        made: dict[str, int] = {}  # operator -> alternatives it made at this node so far
         for m in apply_operators((node,), off, ops):
             if line not in code and node.type != "function_definition" and m.operator in STATEMENT_OPERATORS:
                 continue  # a statement that runs at import is a binding: its value may be wrong, not its form
-            out.append(Candidate.of(path, line, m, score * prior(m.operator, priors) * m.weight))
+            k = made[m.operator] = made.get(m.operator, -1) + 1
+            out.append(Candidate.of(path, line, m, score * prior(m.operator, priors) * m.weight * ALTERNATIVE_TIE ** k))
     return out
+
+
+# An operator's first alternative at each place of a line before its second at any (`==` -> `!=` at each of a
+# line's three comparisons before `==` -> `<=` at the first): among equals only, so a hair below one.
+ALTERNATIVE_TIE = 0.999
 
 
 BOUND_EVERY = 4  # at least one candidate in this many edits a value bound at import, while there are any
