@@ -104,8 +104,8 @@ class RunDisplay:
         elif e.kind == "tested" and d.get("status") == "plausible":
             self._print(f"candidate {e.candidate} passes the whole suite")
         elif e.kind == "tested" and d.get("status") == "partial":
-            self._print(f"candidate {e.candidate} fixes the failing tests that run its change (kept while a fix of "
-                        "all of them is looked for)")
+            self._print(f"candidate {e.candidate} fixes some of the failing targets and breaks nothing (kept while a "
+                        "fix of all of them is looked for)")
 
     def _print(self, markup: str) -> None:
         if not self.quiet:
