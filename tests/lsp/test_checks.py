@@ -4,6 +4,7 @@ the project's own interpreter, in the sandbox), the fix offered for review like 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types as t
@@ -23,6 +24,23 @@ def _workspace(tmp_path: Path) -> Path:
     return ws
 
 
+
+async def _actions(s: Any, uri: str, where: t.Range, diagnostics: list[t.Diagnostic]) -> dict[str, t.CodeAction]:
+    actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=where, context=t.CodeActionContext(diagnostics=diagnostics)))
+    return {a.title: a for a in actions}
+
+
+async def _fixed_by(s: Any, action: t.CodeAction, uri: str, tool: str) -> dict[str, Any]:
+    """Runs the action (a run of `tool`'s findings in this file as targets) to its end and the editor's edit."""
+    assert action.kind == t.CodeActionKind.QuickFix and action.command is not None
+    assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": [tool], "check_scope": "file"}]
+    started = await s.command(action.command.command, *action.command.arguments)
+    summary: dict[str, Any] = await s.run_finished(started["run_id"])
+    assert summary["status"] == "fixed", summary
+    await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
+    return summary
+
 @pytest.mark.e2e  # a whole fix run in the sandbox
 async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
@@ -33,23 +51,13 @@ async def test_fix_with_fixloop_on_a_ruff_diagnostic(profile: str, tmp_path: Pat
         ruffs = t.Diagnostic(range=t.Range(t.Position(0, 7), t.Position(0, 9)), message="`os` imported but unused",
                              source="Ruff", code="F401")
         other = t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 9)), message="spelling", source="cSpell")
-        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
-            text_document=t.TextDocumentIdentifier(uri=uri), range=ruffs.range,
-            context=t.CodeActionContext(diagnostics=[ruffs, other])))
-        titles = {a.title: a for a in actions}
+        titles = await _actions(s, uri, ruffs.range, [ruffs, other])
         action = titles["Fix with fixloop (ruff, tests kept passing)"]
-        assert action.kind == t.CodeActionKind.QuickFix and list(action.diagnostics or ()) == [ruffs]
+        assert list(action.diagnostics or ()) == [ruffs]
         assert not any("cSpell" in title or "spelling" in title for title in titles)
-        assert action.command is not None
-        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["ruff"],
-                                                   "check_scope": "file"}]
-
-        started = await s.command(action.command.command, *action.command.arguments)
-        summary = await s.run_finished(started["run_id"])
-        assert summary["status"] == "fixed", summary
+        summary = await _fixed_by(s, action, uri, "ruff")
         assert summary["failing_before"] == ["ruff::shop/cart.py::F401"]
         assert "-import os\n" in summary["diff"]
-        await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
         assert (ws / "shop" / "cart.py").read_text() == CART  # on disk as it was: the edit is the editor's
 
 
@@ -73,22 +81,13 @@ async def test_fix_with_fixloop_on_a_mypy_diagnostic_and_pylances_names_pyright(
                              message='Argument 1 to "label" has incompatible type "int"; expected "str"')
         pylances = t.Diagnostic(range=where, source="Pylance", code="reportArgumentType",
                                 message='Argument of type "int" cannot be assigned to parameter "name" of type "str"')
-        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
-            text_document=t.TextDocumentIdentifier(uri=uri), range=where,
-            context=t.CodeActionContext(diagnostics=[mypys, pylances])))
-        titles = {a.title: a for a in actions}
+        titles = await _actions(s, uri, where, [mypys, pylances])
         assert list(titles["Fix with fixloop (pyright, tests kept passing)"].diagnostics or ()) == [pylances]
         action = titles["Fix with fixloop (mypy, tests kept passing)"]
-        assert list(action.diagnostics or ()) == [mypys] and action.command is not None
-        assert list(action.command.arguments) == [{"uri": uri, "scope": "workspace", "checks": ["mypy"],
-                                                   "check_scope": "file"}]
-
-        started = await s.command(action.command.command, *action.command.arguments)
-        summary = await s.run_finished(started["run_id"])
-        assert summary["status"] == "fixed", summary
+        assert list(action.diagnostics or ()) == [mypys]
+        summary = await _fixed_by(s, action, uri, "mypy")
         assert summary["failing_before"] == ["mypy::shop/labels.py::arg-type"]
         assert "-    return label(stock, item)\n+    return label(item, stock)" in summary["diff"]
-        await s.until(lambda: s.editor.edits, what="workspace/applyEdit")
         assert (ws / "shop" / "labels.py").read_text() == LABELS  # on disk as it was: the edit is the editor's
 
 

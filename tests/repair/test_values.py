@@ -427,3 +427,9 @@ def test_each_comparison_of_a_line_gets_its_likeliest_swap_before_any_gets_its_s
     order = [c.summary for c in varied(single_candidates("m.py", text, {2: 1.0}, {})) if c.operator == "comparison_swap"]
     firsts = [i for i, summary in enumerate(order) if summary.endswith("== -> !=")]
     assert len(firsts) == 3 and firsts == [0, 1, 2], order
+
+
+def test_a_one_taken_away_or_added_is_dropped_before_it_is_doubled() -> None:
+    text = "def chunks(seq, n):\n    return [seq[i : i + n - 1] for i in range(0, len(seq), n)]\n"
+    nudges = [c.summary for c in varied(single_candidates("m.py", text, {2: 1.0}, {})) if c.operator == "integer_nudge"]
+    assert nudges[0].endswith("i + n - 1 -> i + n"), nudges

@@ -23,29 +23,36 @@ local function setup(root)
   })
 end
 
-H.test(':FixloopCheck ruff fixes the finding and the failing tests in one run, reviewed like any fix', function()
-  local root = project()
+--- Runs :FixloopCheck `tool` on the example `root` from stock.py, checks the run fixed `target` with the rest,
+--- accepts every hunk and returns the stock buffer's lines; the file on disk stays as it was (the user saves).
+local function check_and_accept(root, tool, target)
   setup(root)
   local stock = root .. '/inventory/stock.py'
   local on_disk = vim.fn.readfile(stock)
   H.open_attached(stock, 30000)
   local t0 = vim.uv.hrtime()
-  vim.cmd('FixloopCheck ruff')
+  vim.cmd('FixloopCheck ' .. tool)
   H.wait(180000, function()
     return require('fixloop.review').view() ~= nil
   end, 'the review to open after the run')
   local view = require('fixloop.review').view(vim.api.nvim_get_current_buf())
   H.say(('       timing: run to review %.1f s'):format(H.since(t0)))
   H.eq('fixed', view.summary.status, 'status: ' .. tostring(view.summary.message))
-  H.truthy(vim.tbl_contains(view.summary.failing_before, 'ruff::inventory/stock.py::F401'),
+  H.truthy(vim.tbl_contains(view.summary.failing_before, target),
     'the finding was a target: ' .. vim.inspect(view.summary.failing_before))
-  H.contains(view.summary.diff, '-import os\n', 'the unused import goes')
-  H.contains(view.summary.diff, '+    if quantity >= BULK_THRESHOLD:', 'the bug is fixed in the same run')
+  -- `>=` or a threshold of 9: the same for whole quantities; which comes first depends on the other target.
+  H.contains(view.summary.diff, '+++ b/inventory/pricing.py', 'the bug is fixed in the same run')
+  local diff = view.summary.diff
   vim.api.nvim_feedkeys('A', 'x', false)
   H.wait_message(15000, 'accepted, 0 rejected')
-  local buf = vim.fn.bufnr(stock)
-  H.eq(false, vim.tbl_contains(vim.api.nvim_buf_get_lines(buf, 0, -1, false), 'import os'), 'the buffer has no import os')
   H.eq(on_disk, vim.fn.readfile(stock), 'file on disk (the edit goes to the buffer; the user saves)')
+  return vim.api.nvim_buf_get_lines(vim.fn.bufnr(stock), 0, -1, false), diff
+end
+
+H.test(':FixloopCheck ruff fixes the finding and the failing tests in one run, reviewed like any fix', function()
+  local lines, diff = check_and_accept(project(), 'ruff', 'ruff::inventory/stock.py::F401')
+  H.contains(diff, '-import os\n', 'the unused import goes')
+  H.eq(false, vim.tbl_contains(lines, 'import os'), 'the buffer has no import os')
 end)
 
 --- The example with a call whose arguments are the wrong way round (a mypy error no test reaches) in stock.py.
@@ -60,30 +67,9 @@ local function project_with_type_error()
 end
 
 H.test(':FixloopCheck mypy fixes the type error and the failing tests in one run, reviewed like any fix', function()
-  local root = project_with_type_error()
-  setup(root)
-  local stock = root .. '/inventory/stock.py'
-  local on_disk = vim.fn.readfile(stock)
-  H.open_attached(stock, 30000)
-  local t0 = vim.uv.hrtime()
-  vim.cmd('FixloopCheck mypy')
-  H.wait(180000, function()
-    return require('fixloop.review').view() ~= nil
-  end, 'the review to open after the run')
-  local view = require('fixloop.review').view(vim.api.nvim_get_current_buf())
-  H.say(('       timing: run to review %.1f s'):format(H.since(t0)))
-  H.eq('fixed', view.summary.status, 'status: ' .. tostring(view.summary.message))
-  H.truthy(vim.tbl_contains(view.summary.failing_before, 'mypy::inventory/stock.py::arg-type'),
-    'the finding was a target: ' .. vim.inspect(view.summary.failing_before))
-  H.contains(view.summary.diff, '+    return stock.receive(sku, quantity)', 'the arguments go the right way round')
-  -- `>=` or a threshold of 9: the same for whole quantities; which comes first depends on the other target.
-  H.contains(view.summary.diff, '+++ b/inventory/pricing.py', 'the bug is fixed in the same run')
-  vim.api.nvim_feedkeys('A', 'x', false)
-  H.wait_message(15000, 'accepted, 0 rejected')
-  local buf = vim.fn.bufnr(stock)
-  H.truthy(vim.tbl_contains(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '    return stock.receive(sku, quantity)'),
-    'the buffer has the fixed call')
-  H.eq(on_disk, vim.fn.readfile(stock), 'file on disk (the edit goes to the buffer; the user saves)')
+  local lines, diff = check_and_accept(project_with_type_error(), 'mypy', 'mypy::inventory/stock.py::arg-type')
+  H.contains(diff, '+    return stock.receive(sku, quantity)', 'the arguments go the right way round')
+  H.truthy(vim.tbl_contains(lines, '    return stock.receive(sku, quantity)'), 'the buffer has the fixed call')
 end)
 
 H.test(':FixloopCheck with a checker fixloop does not know says so', function()

@@ -90,7 +90,8 @@ def integer_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
     except ValueError:
         return
     negated = node.parent is not None and node.parent.type == "unary_operator"
-    for delta in (1, -1):
+    # A one added or taken away is likelier one too many than one too few: dropping it goes first.
+    for delta in ((-1, 1) if value == 1 and not negated and _without_term(node) is not None else (1, -1)):
         new = value + delta
         if negated:  # `-1` is unary minus on 1: nudging to -0 or -2 is covered by the sign
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"-{value} -> -{new}")
