@@ -182,13 +182,13 @@ def _read_function(fn: Node) -> dict[str, list[str]]:
     called = {text_of(c.child_by_field_name("function")) for c in walk(fn)  # type: ignore[arg-type]
               if c.type == "call" and c.child_by_field_name("function") is not None}
     params = fn.child_by_field_name("parameters")
-    for p in params.named_children if params is not None else ():
+    for position, p in enumerate(params.named_children if params is not None else ()):
         ident = parameter_name(p)
         if ident is None or ident.type != "identifier":
             continue
         name, hint, value = text_of(ident), p.child_by_field_name("type"), p.child_by_field_name("value")
         kind = annotation_type(hint, False) if hint is not None else _static(value) if value is not None else "value"
-        if name == "cls" and p is params.named_children[0]:  # a classmethod's (or `__new__`'s) class
+        if name == "cls" and position == 0:  # a classmethod's (or `__new__`'s) class
             kind = "class"
         if p.type in ("list_splat_pattern",):
             kind = "tuple"

@@ -68,7 +68,7 @@ def operand_offset(node: Node, off: Offsets) -> Iterator[Mutation]:
             continue  # a literal operand is integer_nudge's
         inner = side.named_children[0] if side.type == "parenthesized_expression" and side.named_child_count == 1 else side
         old = text_of(side)
-        dropped = _without_one(inner)
+        dropped = without_one(inner)
         if dropped is not None:
             yield Mutation.replacing("operand_offset", side, off, dropped, f"{old} -> {dropped}")
             continue
@@ -93,7 +93,7 @@ def _offsets(operator: str, expr: Node, off: Offsets, before: str, after: str = 
     old = text_of(expr)
     if "\n" in old:
         return
-    dropped = _without_one(expr)
+    dropped = without_one(expr)
     if dropped is not None:
         yield Mutation.replacing(operator, expr, off, dropped, f"{before}{old}{after} -> {before}{dropped}{after}")
         return
@@ -111,7 +111,7 @@ def _op(expr: Node) -> str:
     return text_of(op) if op is not None else ""
 
 
-def _without_one(expr: Node) -> str | None:
+def without_one(expr: Node) -> str | None:
     """`x + 1` / `x - 1` / `1 + x` without the one, or None."""
     if expr.type != "binary_operator" or _op(expr) not in ("+", "-"):
         return None

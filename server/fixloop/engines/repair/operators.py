@@ -16,6 +16,7 @@ from fixloop.engines.repair.arguments import exchange_weight
 from fixloop.engines.repair.candidate import Mutation, Operator
 from fixloop.engines.repair.context import facts, unused_look_alikes
 from fixloop.engines.repair.kinds import NOT_VALUES, expression_type, is_value, kind_of
+from fixloop.engines.repair.offsets import without_one
 from fixloop.engines.repair.places import may_stand_for
 from fixloop.engines.repair.reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from fixloop.kit.syntax import Offsets, attributes_on, enclosing, is_name_use, names_in_scope, text_of, unbound_at
@@ -91,28 +92,16 @@ def integer_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
         return
     negated = node.parent is not None and node.parent.type == "unary_operator"
     # A one added or taken away is likelier one too many than one too few: dropping it goes first.
-    for delta in ((-1, 1) if value == 1 and not negated and _without_term(node) is not None else (1, -1)):
+    kept = without_one(node.parent) if value == 1 and not negated and node.parent is not None else None
+    for delta in ((-1, 1) if kept is not None else (1, -1)):
         new = value + delta
         if negated:  # `-1` is unary minus on 1: nudging to -0 or -2 is covered by the sign
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"-{value} -> -{new}")
-        elif new == 0 and (kept := _without_term(node)) is not None:  # `n + 1` -> `n`, never `n + 0`
-            yield Mutation("integer_nudge", _replace(kept[0], off, text_of(kept[1])), f"{text_of(kept[0])} -> {text_of(kept[1])}")
+        elif new == 0 and kept is not None and node.parent is not None:  # `n + 1` -> `n`, never `n + 0`
+            yield Mutation("integer_nudge", _replace(node.parent, off, kept), f"{text_of(node.parent)} -> {kept}")
         else:
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"{value} -> {new}")
 
-
-def _without_term(literal: Node) -> tuple[Node, Node] | None:
-    """(the sum, what is left of it) when `literal` is a term a sum or difference can drop: `n + 1`, `n - 1`,
-    `1 + n`; None otherwise."""
-    sum_ = literal.parent
-    if sum_ is None or sum_.type != "binary_operator":
-        return None
-    op, left, right = (sum_.child_by_field_name(f) for f in ("operator", "left", "right"))
-    if op is None or left is None or right is None or text_of(op) not in ("+", "-"):
-        return None
-    if right == literal:
-        return sum_, left
-    return (sum_, right) if left == literal and text_of(op) == "+" else None
 
 
 def bound_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
