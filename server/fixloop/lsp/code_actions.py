@@ -1,5 +1,5 @@
-"""Code actions: fix until the test under the cursor passes, fix until all tests pass, on a ruff, mypy or pyright
-diagnostic fix with that checker's findings as targets, and on a memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
+"""Code actions: fix until the test under the cursor passes, fix until all tests pass, on a ruff, mypy or
+pyright diagnostic fix with that checker's findings as targets, and on a memory diagnostic show or apply the past fix (checked, then reviewed like a run's fix: past_fixes.py);
 on a function, write tests for it (testgen)."""
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def checker_of(diagnostic: t.Diagnostic) -> str:
 
 
 def _checker_actions(uri: str, rel: str, asked: list[t.Diagnostic]) -> list[t.CodeAction]:
-    """On a ruff, mypy or pyright diagnostic of the project's own code: fix it (and what else that checker finds in this
-    file; the other files' findings are left, and none may be added), keeping the tests passing."""
+    """On a ruff, mypy or pyright diagnostic of the project's own code: fix it (and what else that checker
+    finds in this file; the other files' findings are left, and none may be added), keeping the tests passing."""
     if is_test_file(rel):
         return []  # test files are not fixloop's to change
     actions: list[t.CodeAction] = []

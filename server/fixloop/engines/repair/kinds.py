@@ -2,10 +2,11 @@
 
 A name is a function, a class (a type alias, a type variable and a classmethod's `cls` too), a module, or
 a value; a value's type is known from an annotation, a literal it is assigned (`count = 0`), or an obvious
-constructor (`seen = set()`, `p = Point(...)`, `n = len(xs)`). A name bound in several ways, or not at all, is unknown (""), and unknown never rules a
-candidate out. By Python's naming convention a name imported `from` elsewhere is a function, class or
-module (`import`) unless it is written like a constant (`MAX_SIZE`), or comes from a module whose exports
-are known (`typing`'s `TYPE_CHECKING` is a bool, its `IO` a class).
+constructor (`seen = set()`, `p = Point(...)`, `n = len(xs)`). A name bound in several ways, or not at all,
+is unknown (""), and unknown never rules a candidate out. By Python's naming convention a name imported
+`from` elsewhere is a function, class or module (`import`) unless it is written like a constant
+(`MAX_SIZE`), or comes from a module whose exports are known (`typing`'s `TYPE_CHECKING` is a bool, its `IO`
+a class).
 
 Whether one name may replace another where it is read is `places.may_stand_for`.
 """

@@ -103,7 +103,6 @@ def integer_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
             yield Mutation("integer_nudge", _replace(node, off, str(new)), f"{value} -> {new}")
 
 
-
 def bound_nudge(node: Node, off: Offsets) -> Iterator[Mutation]:
     """+/-1 on non-literal range() arguments, slice bounds and subscripts."""
     targets: list[Node] = []
