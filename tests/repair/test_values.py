@@ -349,6 +349,44 @@ def test_type_variables_aliases_and_cls_are_types_not_values() -> None:
     assert may_stand_for(at, "index") and may_stand_for(at, "LIMIT")
     assert not any(may_stand_for(at, name) for name in ("T_cmp", "Comparator", "Comparable", "Pairs", "Key", "Row", "cls"))
 
+def test_an_instance_attribute_has_the_type_its_class_gives_it() -> None:
+    """`self._minor` is a number when the class says so (a property `-> int` returning it, a field `x: int`,
+    `self.n = len(...)`, `self.count += 1`): a `+ 1` on it is as likely as on a local number. What the class
+    says in two ways, or not at all, stays unknown."""
+    from fixloop.engines.repair.kinds import expression_type
+
+    text = src('''
+        class Version:
+            label: str
+            size: int = 0
+
+            def __init__(self, minor, parts):
+                self._minor = minor
+                self.count = 0
+                self.width = len(parts)
+                self.mixed = "unset"
+                self.mixed = 3
+                self.unsaid = parts[0]
+
+            @property
+            def minor(self) -> int:
+                return self._minor
+
+            def bump(self):
+                self.count += 1
+                return Version(self._minor, self.label, self.size, self.count, self.width, self.mixed, self.unsaid, other.size)
+    ''')
+    call = next(n for n in walk(parse(text).root_node) if n.type == "call" and text_of(n).startswith("Version(self."))
+    args = call.child_by_field_name("arguments")
+    kinds = {text_of(a): expression_type(a) for a in args.named_children}  # type: ignore[union-attr]
+    assert kinds == {"self._minor": "number", "self.label": "str", "self.size": "number", "self.count": "number",
+                     "self.width": "number", "self.mixed": "value", "self.unsaid": "value", "other.size": "value"}
+    off = Offsets(text)
+    weights = {m.summary.split("..")[1]: m.weight for node in walk(parse(text).root_node) if node == call
+               for m in argument_offset(node, off)}
+    assert weights["self._minor"] == 1.0 and "self.label" not in weights and weights["other.size"] < 1.0
+
+
 def test_type_checks_at_the_place_of_use() -> None:
     text = src('''
         def f(words: list, name: str, i: int, table: dict, flag: bool):

@@ -2,7 +2,8 @@
 
 A name is a function, a class (a type alias, a type variable and a classmethod's `cls` too), a module, or
 a value; a value's type is known from an annotation, a literal it is assigned (`count = 0`), or an obvious
-constructor (`seen = set()`, `p = Point(...)`, `n = len(xs)`). A name bound in several ways, or not at all,
+constructor (`seen = set()`, `p = Point(...)`, `n = len(xs)`). An instance's attribute (`self.count`) has the
+type its class gives it, when all the class says of it agrees. A name bound in several ways, or not at all,
 is unknown (""), and unknown never rules a candidate out. By Python's naming convention a name imported
 `from` elsewhere is a function, class or module (`import`) unless it is written like a constant
 (`MAX_SIZE`), or comes from a module whose exports are known (`typing`'s `TYPE_CHECKING` is a bool, its `IO`
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 import builtins
 import re
+from typing import Callable
 
 from tree_sitter import Node
 
-from fixloop.kit.syntax import enclosing, parameter_name, text_of, walk
+from fixloop.kit.syntax import ByText, enclosing, parameter_name, text_of, walk
 
 CALLABLES = ("function", "class", "import")
 NOT_VALUES = CALLABLES + ("module",)
@@ -118,6 +120,8 @@ def expression_type(node: Node, depth: int = 0) -> str:
         return expression_type(node.named_children[0], depth)
     if kind == "call":
         return _call_type(node, resolve=depth < 4)
+    if kind == "attribute":
+        return _instance_attribute(node) if depth < 4 else "value"
     if kind == "binary_operator":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         sides = {expression_type(s, depth + 1) for s in (left, right) if s is not None}
@@ -133,6 +137,76 @@ def expression_type(node: Node, depth: int = 0) -> str:
         arg = node.child_by_field_name("argument")
         return "number" if arg is not None and expression_type(arg, depth + 1) in ("number", "bool") else "value"
     return "value"
+
+
+def _instance_attribute(node: Node) -> str:
+    """`self.count` read in a method: the one type its class gives it, else "value"."""
+    obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+    method = enclosing(node, "function_definition")
+    while method is not None and enclosing(method, "function_definition", "class_definition") is not None and \
+            enclosing(method, "function_definition", "class_definition").type == "function_definition":  # type: ignore[union-attr]
+        method = enclosing(method, "function_definition")  # a closure in a method reads the method's `self`
+    cls = enclosing(method, "class_definition") if method is not None else None
+    if obj is None or attr is None or cls is None or obj.type != "identifier" or text_of(obj) != _first_parameter(method):  # type: ignore[arg-type]
+        return "value"
+    return _class_attributes(cls).get(text_of(attr), "value")
+
+
+def _first_parameter(fn: Node) -> str:
+    params = fn.child_by_field_name("parameters")
+    first = next((parameter_name(p) for p in params.named_children), None) if params is not None else None
+    return text_of(first) if first is not None else ""
+
+
+def _read_class(cls: Node) -> dict[str, str]:
+    """Attribute -> type, where everything the class says of it agrees: an annotation (`count: int`, a
+    dataclass's field, `self.count: int = 0`), a value assigned (`self.count = 0`, `= len(xs)`, `= n` for an
+    `n: int`), arithmetic with a number (`self.count + 1`, `+= 1`), a method annotated `-> int` returning it."""
+    seen: dict[str, set[str]] = {}
+
+    def note(name: str, kind: str) -> None:
+        if kind in TYPES and kind != "none":
+            seen.setdefault(name, set()).add(kind)
+
+    body = cls.child_by_field_name("body")
+    for stmt in body.named_children if body is not None else ():
+        stmt = stmt.child_by_field_name("definition") or stmt if stmt.type == "decorated_definition" else stmt
+        if stmt.type == "expression_statement" and stmt.named_child_count and stmt.named_children[0].type == "assignment":
+            left, hint, right = (stmt.named_children[0].child_by_field_name(f) for f in ("left", "type", "right"))
+            if left is not None and left.type == "identifier":
+                note(text_of(left), annotation_type(hint, False) if hint is not None else
+                     expression_type(right, 5) if right is not None else "")
+        elif stmt.type == "function_definition":
+            _read_method(stmt, note)
+    return {name: kinds.pop() for name, kinds in seen.items() if len(kinds) == 1}
+
+
+def _read_method(fn: Node, note: Callable[[str, str], None]) -> None:
+    me, returns = _first_parameter(fn), fn.child_by_field_name("return_type")
+
+    def own(node: Node | None) -> str:  # `x` for `self.x`
+        obj = node.child_by_field_name("object") if node is not None and node.type == "attribute" else None
+        return text_of(node.child_by_field_name("attribute")) if obj is not None and text_of(obj) == me else ""  # type: ignore[union-attr,arg-type]
+
+    for node in walk(fn):
+        kind = node.type
+        if kind in ("assignment", "augmented_assignment") and (name := own(node.child_by_field_name("left"))):
+            hint, right = node.child_by_field_name("type"), node.child_by_field_name("right")
+            if hint is not None:
+                note(name, annotation_type(hint, False))
+            elif right is not None and (kind == "assignment" or right.type in ("integer", "float")):
+                note(name, expression_type(right))
+        elif kind == "binary_operator" and text_of(node.child_by_field_name("operator") or node) in ("+", "-", "*", "//", "%"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            for one, other in ((left, right), (right, left)):
+                if (name := own(one)) and other is not None and other.type in ("integer", "float"):
+                    note(name, "number")
+        elif kind == "return_statement" and returns is not None and node.named_child_count == 1 and \
+                (name := own(node.named_children[0])) and enclosing(node, "function_definition") == fn:
+            note(name, annotation_type(returns, False))
+
+
+_class_attributes = ByText(_read_class, 64)
 
 
 def _call_type(node: Node, resolve: bool = True) -> str:
