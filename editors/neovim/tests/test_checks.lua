@@ -1,4 +1,4 @@
--- End to end with the real fixloop server: :FixloopCheck ruff (and mypy) on a copy of examples/inventory whose stock module
+-- End to end with the real fixloop server: :FixloopCheck ruff (mypy, pyright) on a copy of examples/inventory whose stock module
 -- imports something it never uses (written in by `project`) beside the example's own bug. ruff runs from the
 -- project's interpreter in the sandbox; the finding and the failing tests are fixed in one run and reviewed.
 local H = dofile(vim.fn.fnamemodify(arg[0], ':p:h') .. '/helpers.lua')
@@ -72,12 +72,19 @@ H.test(':FixloopCheck mypy fixes the type error and the failing tests in one run
   H.truthy(vim.tbl_contains(lines, '    return stock.receive(sku, quantity)'), 'the buffer has the fixed call')
 end)
 
+H.test(':FixloopCheck pyright fixes the same type error from pyright\'s own report', function()
+  local lines, diff = check_and_accept(project_with_type_error(), 'pyright',
+    'pyright::inventory/stock.py::reportArgumentType')
+  H.contains(diff, '+    return stock.receive(sku, quantity)', 'the arguments go the right way round')
+  H.truthy(vim.tbl_contains(lines, '    return stock.receive(sku, quantity)'), 'the buffer has the fixed call')
+end)
+
 H.test(':FixloopCheck with a checker fixloop does not know says so', function()
   local root = project()
   setup(root)
   H.open_attached(root .. '/inventory/stock.py', 30000)
   vim.cmd('FixloopCheck pylint')
-  H.contains(H.wait_message(2000, 'unknown checker').msg, 'use ruff or mypy')
+  H.contains(H.wait_message(2000, 'unknown checker').msg, 'use ruff, mypy or pyright')
 end)
 
 H.run()

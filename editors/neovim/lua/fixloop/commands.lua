@@ -76,7 +76,8 @@ function M.fix_checks(bufnr, checkers)
   end
   for _, name in ipairs(checkers) do
     if not vim.tbl_contains(M.CHECKERS, name) then
-      state.notify(('unknown checker %q: use %s'):format(name, table.concat(M.CHECKERS, ' or ')), vim.log.levels.ERROR)
+      local known = table.concat(M.CHECKERS, ', ', 1, #M.CHECKERS - 1) .. ' or ' .. M.CHECKERS[#M.CHECKERS]
+      state.notify(('unknown checker %q: use %s'):format(name, known), vim.log.levels.ERROR)
       return
     end
   end

@@ -141,15 +141,23 @@ def expression_type(node: Node, depth: int = 0) -> str:
 
 def _instance_attribute(node: Node) -> str:
     """`self.count` read in a method: the one type its class gives it, else "value"."""
-    obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-    method = enclosing(node, "function_definition")
-    while method is not None and enclosing(method, "function_definition", "class_definition") is not None and \
-            enclosing(method, "function_definition", "class_definition").type == "function_definition":  # type: ignore[union-attr]
-        method = enclosing(method, "function_definition")  # a closure in a method reads the method's `self`
-    cls = enclosing(method, "class_definition") if method is not None else None
-    if obj is None or attr is None or cls is None or obj.type != "identifier" or text_of(obj) != _first_parameter(method):  # type: ignore[arg-type]
+    obj, attr, found = node.child_by_field_name("object"), node.child_by_field_name("attribute"), _method_of(node)
+    if obj is None or attr is None or found is None or obj.type != "identifier" or text_of(obj) != _first_parameter(found[0]):
         return "value"
-    return _class_attributes(cls).get(text_of(attr), "value")
+    if (found[1].text or b"") in _READING:
+        return "value"  # asked while its class is read (`self.x = self.y + 1`): nothing is known yet
+    return _class_attributes(found[1]).get(text_of(attr), "value")
+
+
+def _method_of(node: Node) -> tuple[Node, Node] | None:
+    """(the method, its class) around `node`; a closure in a method reads the method's `self`."""
+    fn = enclosing(node, "function_definition")
+    while fn is not None:
+        around = enclosing(fn, "function_definition", "class_definition")
+        if around is None or around.type == "class_definition":
+            return (fn, around) if around is not None else None
+        fn = around
+    return None
 
 
 def _first_parameter(fn: Node) -> str:
@@ -169,15 +177,19 @@ def _read_class(cls: Node) -> dict[str, str]:
             seen.setdefault(name, set()).add(kind)
 
     body = cls.child_by_field_name("body")
-    for stmt in body.named_children if body is not None else ():
-        stmt = stmt.child_by_field_name("definition") or stmt if stmt.type == "decorated_definition" else stmt
-        if stmt.type == "expression_statement" and stmt.named_child_count and stmt.named_children[0].type == "assignment":
-            left, hint, right = (stmt.named_children[0].child_by_field_name(f) for f in ("left", "type", "right"))
-            if left is not None and left.type == "identifier":
-                note(text_of(left), annotation_type(hint, False) if hint is not None else
-                     expression_type(right, 5) if right is not None else "")
-        elif stmt.type == "function_definition":
-            _read_method(stmt, note)
+    _READING.add(cls.text or b"")
+    try:
+        for stmt in body.named_children if body is not None else ():
+            stmt = stmt.child_by_field_name("definition") or stmt if stmt.type == "decorated_definition" else stmt
+            if stmt.type == "expression_statement" and stmt.named_child_count and stmt.named_children[0].type == "assignment":
+                left, hint, right = (stmt.named_children[0].child_by_field_name(f) for f in ("left", "type", "right"))
+                if left is not None and left.type == "identifier":
+                    note(text_of(left), annotation_type(hint, False) if hint is not None else
+                         expression_type(right, 5) if right is not None else "")
+            elif stmt.type == "function_definition":
+                _read_method(stmt, note)
+    finally:
+        _READING.discard(cls.text or b"")
     return {name: kinds.pop() for name, kinds in seen.items() if len(kinds) == 1}
 
 
@@ -207,6 +219,7 @@ def _read_method(fn: Node, note: Callable[[str, str], None]) -> None:
 
 
 _class_attributes = ByText(_read_class, 64)
+_READING: set[bytes] = set()  # classes being read: an attribute asked for meanwhile is not known yet
 
 
 def _call_type(node: Node, resolve: bool = True) -> str:
