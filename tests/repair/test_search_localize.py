@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from fixloop.core.model import Frame, Suspect
 from fixloop.core.patch import TextEdit
 from fixloop.core.model import TestReport as Report
@@ -300,3 +302,17 @@ def test_a_result_one_away_puts_the_offsets_first() -> None:
     found_not = [Result("t", "failed", exc_type="AssertionError", message="assert -1 == 0"),
                  Result("u", "failed", exc_type="AssertionError", message="assert -1 == 4")]
     assert not steering(found_not) and steering(found_not[:1])
+
+
+def test_an_operator_that_fails_at_a_node_is_skipped_there_and_the_search_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    from fixloop.engines.repair.operators import comparison_swap
+
+    def broken(node, off):  # type: ignore[no-untyped-def]
+        if node.type == "comparison_operator":
+            yield from ()
+            raise RecursionError("an odd tree")
+
+    src = "def f(a, b):\n    return a < b\n"
+    found = single_candidates("m.py", src, {2: 1.0}, {}, operators=(broken, comparison_swap))
+    assert {c.operator for c in found} == {"comparison_swap"} and len(found) == 5
+    assert "operator broken failed at line 2" in caplog.text

@@ -7,7 +7,7 @@ already tried. Operators look at one node (and, for names, the scope around it),
 from __future__ import annotations
 
 import difflib
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from tree_sitter import Node
 
@@ -21,7 +21,7 @@ from fixloop.engines.repair.places import may_stand_for
 from fixloop.engines.repair.reorder import REORDER_OPERATORS, REORDER_PRIORS, augmented_swap, swap_operands
 from fixloop.kit.syntax import Offsets, attributes_on, enclosing, is_name_use, names_in_scope, text_of, unbound_at
 
-__all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS", "apply_operators"]
+__all__ = ["Mutation", "Operator", "OPERATORS", "DEFAULT_PRIORS"]
 # Nearest neighbours first: a wrong `<` is usually meant to be `<=`, rarely `!=`.
 COMPARISON_ORDER = {
     "<": ("<=", ">", "!=", ">=", "=="), "<=": ("<", ">=", "==", ">", "!="), ">": (">=", "<", "!=", "<=", "=="),
@@ -387,10 +387,3 @@ DEFAULT_PRIORS: dict[str, float] = {
 # Operator families kept in modules of their own; each adds its operators and their priors here.
 OPERATORS += REORDER_OPERATORS
 DEFAULT_PRIORS.update(REORDER_PRIORS)
-
-
-def apply_operators(nodes: Iterable[Node], off: Offsets, operators: Iterable[Operator] = OPERATORS) -> Iterator[Mutation]:
-    ops = tuple(operators)
-    for node in nodes:
-        for op in ops:
-            yield from op(node, off)
