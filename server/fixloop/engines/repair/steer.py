@@ -1,9 +1,10 @@
-"""What a failed `assert actual == expected` says about the kind of edit, as per-run operator factors.
+"""What failed comparisons (`assert actual == expected`, unittest's `first != second`) say about the kind
+of edit, as per-run operator factors.
 
-A result that is the expected sequence reversed was built in the wrong order (`s + ch` for `ch + s`);
-a number that is the expected one negated had its subtraction's operands swapped; a number one away
-from the expected one (a date one day, week or month away), or a sequence one item longer or shorter at either
-end, is an off-by-one. These shapes say
+A result that is the expected sequence reversed was built in the wrong order (`s + ch` for `ch + s`); a
+number that is the expected one negated had its subtraction's operands swapped. A number one away from the
+expected one (a date a day, a week, an hour or a month away; a number written in a text), a sequence one
+item longer or shorter at either end, or one item put in another place is an off-by-one. These shapes say
 nothing about where the bug is, only which operators deserve to go first at the suspicious lines.
 """
 
@@ -43,7 +44,7 @@ def steering(failures: Iterable[TestResult]) -> dict[str, float]:
             continue
         try:
             shapes = _shapes(*pair)
-        except (TypeError, ArithmeticError):  # values of kinds that do not subtract or compare
+        except (TypeError, ValueError, ArithmeticError):  # values of kinds that do not subtract or compare
             continue
         if "reversed" in shapes or "negated" in shapes:
             boost(ORDER_OPERATORS if "reversed" in shapes else ("swap_operands", "augmented_order"), STRONG)
@@ -66,9 +67,9 @@ def _shapes(actual: object, expected: object) -> set[str]:
             return {"reversed"}  # built backwards: whatever else it looks like (`[1, 2]` is also one moved)
         if len(actual) == len(expected) > 1 and _same_items(actual, expected):  # type: ignore[arg-type]
             out.add("reordered")
-        # One item at a neighbouring or a wrong place (an insert's position, a bound one off), one more or less at
-        # an end, a number written in the text one away (`'3.4.0'` for `'3.5.0'`). Text or items that differ otherwise follow from most faults: they neither show nor rule out
-        # an off-by-one.
+        # One item in another place (an insert's position one off), one more or less at an end, a number written
+        # in the text one away (`'3.4.0'` for `'3.5.0'`). Text or items that differ otherwise follow from most
+        # faults: they neither show nor rule out an off-by-one.
         if _one_moved(actual, expected) or _one_more_at_an_end(actual, expected) or \
                 _one_more_at_an_end(expected, actual) or _one_number_away(actual, expected):
             out.add("one away")
@@ -120,7 +121,7 @@ def _one_unit_away(a: datetime.date | datetime.time | datetime.timedelta,
 
 def _one_field_away(a: object, b: object, fields: tuple[str, ...]) -> bool:
     gaps = [abs(getattr(a, f) - getattr(b, f)) for f in fields if hasattr(a, f) and hasattr(b, f)]
-    return sorted(gaps)[-1:] == [1] and sum(gaps) == 1
+    return sum(gaps) == 1
 
 
 def _one_more_at_an_end(longer: object, shorter: object) -> bool:
