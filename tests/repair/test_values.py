@@ -387,6 +387,9 @@ def test_an_instance_attribute_has_the_type_its_class_gives_it() -> None:
     weights = {m.summary.split("..")[1]: m.weight for node in walk(parse(text).root_node) if node == call
                for m in argument_offset(node, off)}
     assert weights["self._minor"] == 1.0 and "self.label" not in weights and weights["other.size"] < 1.0
+    # A getter's `return self._minor` passes on what was stored: its `+ 1` weighs as little as an unknown's.
+    getter = [m for node in walk(parse(text).root_node) for m in return_offset(node, off) if "self._minor" in m.summary]
+    assert getter and all(m.weight < 0.5 for m in getter)
 
 
 def test_type_checks_at_the_place_of_use() -> None:
