@@ -13,6 +13,7 @@ from fixloop.core.model import PREFER, REJECT, Attempt, Event, Outcome, Patch, S
 from fixloop.core.review import preference
 from fixloop.core import limits
 from fixloop.core.flaky import flaky_among
+from fixloop.core.environment import outside_the_code
 from fixloop.core.ahead import checked_ahead
 from fixloop.core.guard import rejection
 from fixloop.core.patch import changed_at, unified_diff
@@ -53,9 +54,7 @@ class _Run:
         self.ports = ports
         self.run_id = run_id
         self.started = ports.now()
-        self.iterations = 0
-        self.candidates = 0
-        self.test_runs = 0
+        self.iterations = self.candidates = self.test_runs = 0
         self.plausible: list[Patch] = []
         self.winner: Patch | None = None
         self.seen: set[tuple[tuple[str, str], ...]] = set()
@@ -104,6 +103,11 @@ class _Run:
                 return End(Status.FLAKY, "the failing tests passed on a rerun with no change: flaky, not broken",
                             flaky=flaky)
             targets = tuple(t for t in targets if t not in flaky)
+        targets, apart = outside_the_code(baseline, targets)  # a set-up that fails before the code runs
+        if apart:
+            yield self.event("note", "baseline", message=apart)
+            if not targets:
+                return End(Status.NOTHING_TO_FIX, apart)
         self.targets = targets
         self.must_keep_passing = frozenset(r.nodeid for r in baseline.results if r.outcome == "passed")
         self.failing_before = frozenset(r.nodeid for r in baseline.failed)
