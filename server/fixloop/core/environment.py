@@ -12,6 +12,10 @@ from typing import Sequence
 from fixloop.core.integrity import is_test_file
 from fixloop.core.model import TestReport, TestResult
 
+MACHINE_ERRORS = frozenset({"OSError", "FileNotFoundError", "PermissionError", "IsADirectoryError", "NotADirectoryError",
+                            "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "TimeoutError",
+                            "BlockingIOError", "socket.gaierror", "gaierror"})
+
 
 def outside_the_code(baseline: TestReport, targets: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(the targets the code may fix, a note naming those set apart; "" when none is)."""
@@ -32,6 +36,11 @@ def outside_the_code(baseline: TestReport, targets: Sequence[str]) -> tuple[tupl
 
 
 def _set_up_outside_the_code(result: TestResult) -> bool:
-    return (result.outcome == "error" and bool(result.frames) and not result.hung
-            and result.exc_type not in ("AssertionError", "")
-            and not any(f.in_project and not is_test_file(f.path) for f in result.frames))
+    """Raised in a library (the locale module, a client) or by the machine (a file, a socket), never through the
+    project's own code. An ImportError or a NameError raised in a fixture itself may be the code's (a name the
+    project renamed): those stay targets."""
+    if result.outcome != "error" or not result.frames or result.hung or result.exc_type in ("AssertionError", ""):
+        return False
+    if any(f.in_project and not is_test_file(f.path) for f in result.frames):
+        return False
+    return not result.frames[-1].in_project or result.exc_type in MACHINE_ERRORS
