@@ -5,6 +5,7 @@ default (`fixes-only`) nothing of this reached B (docs/sharing.md)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from fixloop.core.ports import ProposalContext
 from fixloop.adapters.memory.embed import HashingEmbedder
 from fixloop.adapters.memory.learning import LearningMemory
 from fixloop.adapters.memory.shared import RemoteStore
+from fixloop.adapters.memory.store import READ_CONSISTENCY
 from fixloop.engines.repair.mutate import MutationProposer
 from fixloop.core.ports import EXPLORE_PREFIX
 
@@ -77,6 +79,9 @@ def test_machine_b_orders_its_search_by_what_machine_a_learned_with_the_default_
     learned_on_a = _learned(memory_a.priors(_cinema_report()))
     assert learned_on_a == {"integer_nudge": 1.25, "comparison_swap": 0.8, "arithmetic_swap": 0.8}
 
+    # B read the shared store when it opened, moments ago: another machine's commits show within the stores'
+    # read-consistency interval (store.py), so B's next run is one that starts after it.
+    time.sleep(READ_CONSISTENCY.total_seconds())
     b.sync()  # what B's next run does when it first uses the memory
     learned_on_b = _learned(learner(b, "cinema").priors(_cinema_report()))
     assert learned_on_b == learned_on_a

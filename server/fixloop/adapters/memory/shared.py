@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -41,11 +40,6 @@ def cache_folder(uri: str) -> Path:
 class RemoteStore(MemoryStore):
     """The shared store itself. Unlike a local store it is never moved aside or rewritten: a store of
     another schema version or embedder is refused with the setting to change."""
-
-    # A pull skips a table whose version it pulled last time: a version up to a second old (the local
-    # stores' interval) hid what another machine had just pushed, and was recorded as pulled. Only syncs
-    # read the shared store, so checking the latest version on each read costs little.
-    read_consistency = timedelta(0)
 
     def _migrate(self) -> None:
         meta = self.meta()

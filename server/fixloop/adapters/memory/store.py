@@ -63,8 +63,6 @@ def quote(value: str) -> str:
 
 
 class MemoryStore:
-    read_consistency = READ_CONSISTENCY  # how stale another process's commits may look
-
     def __init__(self, uri: str, embedder: Embedder, max_rows: int = 200_000,
                  index_threshold: int = 50_000) -> None:
         self.uri = uri or default_uri()
@@ -126,7 +124,7 @@ class MemoryStore:
             from fixloop.adapters.memory.remote import storage_options
 
             options = storage_options(self.uri)
-        db = lancedb.connect(self.uri, read_consistency_interval=self.read_consistency, storage_options=options)
+        db = lancedb.connect(self.uri, read_consistency_interval=READ_CONSISTENCY, storage_options=options)
         existing = set(db.list_tables(limit=1000).tables)
         tables: dict[str, Any] = {}
         for name in schema.TABLES:
